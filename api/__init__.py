@@ -1,0 +1,1 @@
+"""The FastAPI app: sign-in, collections, decks, matches, results, audit."""

@@ -1,0 +1,1 @@
+"""MetaLedger's domain: persistence, the chain client, signing, Merkle batches, verification."""

@@ -1,0 +1,1 @@
+"""Benchmarks behind `metaledger bench`; each module has `run(...) -> dict`."""

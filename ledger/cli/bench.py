@@ -1,0 +1,66 @@
+"""`metaledger bench ...`: benchmarks that print one JSON object."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(no_args_is_help=True)
+
+
+def _emit(result: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(result, sort_keys=True))
+        return
+    table = Table("metric", "value")
+    for key, value in result.items():
+        table.add_row(key, json.dumps(value))
+    Console().print(table)
+
+
+@app.command("engine")
+def bench_engine(
+    game: str = typer.Option("metax", help="metax, metamasters or metaversus"),
+    seconds: float = typer.Option(10.0, help="how long to play random-vs-random matches"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Random-vs-random matches on one core: throughput, replay speed, state size, memory."""
+    from ledger.bench import engine as bench
+
+    _emit(bench.run(game=game, seconds=seconds), as_json)
+
+
+@app.command("gas")
+def bench_gas(as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
+    """Deploy to a fresh Anvil and measure gas of the main contract operations."""
+    from ledger.bench import gas as bench
+
+    _emit(bench.run(), as_json)
+
+
+@app.command("api")
+def bench_api(
+    seconds: float = typer.Option(30.0, help="duration of the open-loop deck phase"),
+    rate: float = typer.Option(100.0, help="open-loop deck registrations per second"),
+    clients: int = typer.Option(50, help="closed-loop clients for the max-throughput phase"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Run the API against a real Anvil: deck verification latency, actions/s, memory."""
+    from ledger.bench import api as bench
+
+    _emit(bench.run(seconds=seconds, rate=rate, clients=clients), as_json)
+
+
+@app.command("anchor")
+def bench_anchor(
+    results: int = typer.Option(100_000, help="signed results to anchor for the memory figure"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Feed signed results through outbox, worker and chain: throughput, gas, memory."""
+    from ledger.bench import anchor as bench
+
+    _emit(bench.run(results=results), as_json)

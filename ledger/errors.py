@@ -1,0 +1,110 @@
+"""The one exception tree of MetaLedger. The API renders each as RFC 9457 problem+json;
+the CLI prints it as one line."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class MetaLedgerError(Exception):
+    """Base of every error the services raise on purpose."""
+
+    status: ClassVar[int] = 500
+    slug: ClassVar[str] = "internal-error"
+    title: ClassVar[str] = "Internal error"
+
+    def __init__(self, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra
+
+    def problem(self, instance: str | None = None) -> dict[str, Any]:
+        """This error as an RFC 9457 problem details object."""
+        body: dict[str, Any] = {
+            "type": f"https://metaledger.dev/problems/{self.slug}",
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+        }
+        if instance:
+            body["instance"] = instance
+        body.update(self.extra)
+        return body
+
+
+class ConfigurationError(MetaLedgerError):
+    """Settings, keys or a deployment file that cannot be used."""
+
+    slug = "configuration"
+    title = "Configuration error"
+
+
+class ToolchainMissing(MetaLedgerError):
+    """A required external tool (node, npm, anvil, solc) is not installed."""
+
+    slug = "toolchain-missing"
+    title = "Toolchain missing"
+
+
+class ServiceUnavailable(MetaLedgerError):
+    """A backing service (chain, database, broker) does not answer."""
+
+    status = 503
+    slug = "service-unavailable"
+    title = "Service unavailable"
+
+
+class ChainError(MetaLedgerError):
+    """The chain rejected or failed a call or transaction."""
+
+    status = 502
+    slug = "chain-error"
+    title = "Chain error"
+
+
+class InvalidInput(MetaLedgerError):
+    """Input with the wrong shape or value; names the field."""
+
+    status = 422
+    slug = "invalid-input"
+    title = "Invalid input"
+
+
+class RuleViolation(MetaLedgerError):
+    """The rules engine refused a deck or an action; names the rule."""
+
+    status = 422
+    slug = "rule-violation"
+    title = "Rule violation"
+
+
+class Unauthorized(MetaLedgerError):
+    """No valid session, or a failed sign-in."""
+
+    status = 401
+    slug = "unauthorized"
+    title = "Unauthorized"
+
+
+class Forbidden(MetaLedgerError):
+    """A valid session acting on something that is not theirs."""
+
+    status = 403
+    slug = "forbidden"
+    title = "Forbidden"
+
+
+class NotFound(MetaLedgerError):
+    """An id that names nothing."""
+
+    status = 404
+    slug = "not-found"
+    title = "Not found"
+
+
+class Conflict(MetaLedgerError):
+    """A request that conflicts with the current state (stale turn, double commit...)."""
+
+    status = 409
+    slug = "conflict"
+    title = "Conflict"

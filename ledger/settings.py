@@ -1,0 +1,107 @@
+"""The one settings class. Every knob is an environment variable prefixed METALEDGER_."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ledger.errors import ConfigurationError
+
+ANVIL_CHAIN_ID = 31337
+
+#: Anvil's well-known development keys (mnemonic "test test ... junk"). Public knowledge;
+#: accepted only on chain id 31337.
+ANVIL_DEV_KEYS: tuple[str, ...] = (
+    "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+    "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+    "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+    "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
+    "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
+    "0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba",
+    "0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e",
+    "0x4bbbf85ce3377467afe5d46f804f221813b2bb87f24d81f60f1fcdbf7cbf4356",
+    "0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97",
+    "0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6",
+)
+
+
+class Settings(BaseSettings):
+    """MetaLedger configuration (env prefix METALEDGER_, or a .env file)."""
+
+    model_config = SettingsConfigDict(env_prefix="METALEDGER_", env_file=".env", extra="ignore")
+
+    # where local state lives: SQLite file, redis data, chain logs, deployment file
+    data_dir: Path = Path(".metaledger")
+
+    # chain
+    rpc_url: str = Field("http://127.0.0.1:8545", description="EVM JSON-RPC URL")
+    anvil_port: int = Field(8545, description="port for the local Anvil that `make run` starts")
+    deployment_file: Path | None = Field(None, description="default: <data_dir>/deployment.json")
+    confirmations: int = Field(1, ge=0, description="blocks to wait before a batch is final")
+
+    # keys: defaults are Anvil dev keys, refused on any chain id other than 31337
+    publisher_key: SecretStr = Field(SecretStr(ANVIL_DEV_KEYS[0]), description="deploys, mints, admin")
+    signer_key: SecretStr = Field(SecretStr(ANVIL_DEV_KEYS[1]), description="signs results")
+    anchorer_key: SecretStr = Field(SecretStr(ANVIL_DEV_KEYS[2]), description="anchors batches")
+
+    # persistence and broker
+    database_url: str | None = Field(None, description="default: sqlite:///<data_dir>/metaledger.db")
+    broker_url: str | None = Field(None, description="default: the project's own local redis-server")
+    redis_port: int = Field(6390, description="port for the local redis-server")
+
+    # API
+    api_host: str = "127.0.0.1"
+    api_port: int = 8000
+    siwe_domain: str | None = Field(None, description="default: <api_host>:<api_port>")
+    session_ttl_seconds: int = 24 * 3600
+    siwe_nonce_ttl_seconds: int = 600
+    turn_timeout_seconds: int = Field(300, description="an idle player loses after this long")
+
+    # workers
+    batch_max_results: int = Field(1024, ge=1, description="a batch closes at this many results")
+    batch_max_seconds: float = Field(10.0, gt=0, description="... or after this many seconds")
+    indexer_reorg_depth: int = Field(12, ge=0, description="blocks the indexer re-reads")
+    indexer_poll_seconds: float = 2.0
+
+    @property
+    def resolved_deployment_file(self) -> Path:
+        """The deployment JSON path."""
+        return self.deployment_file or self.data_dir / "deployment.json"
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The database URL (default: SQLite file under data_dir)."""
+        return self.database_url or f"sqlite:///{self.data_dir / 'metaledger.db'}"
+
+    @property
+    def resolved_broker_url(self) -> str:
+        """The broker URL (default: the local redis-server on redis_port)."""
+        return self.broker_url or f"redis://127.0.0.1:{self.redis_port}/0"
+
+    @property
+    def resolved_siwe_domain(self) -> str:
+        """The domain sign-in messages must name."""
+        return self.siwe_domain or f"{self.api_host}:{self.api_port}"
+
+    def uses_dev_keys(self) -> bool:
+        """Whether any operator key is one of Anvil's public dev keys."""
+        keys = (self.publisher_key, self.signer_key, self.anchorer_key)
+        return any(k.get_secret_value().lower() in ANVIL_DEV_KEYS for k in keys)
+
+    def check_keys_for_chain(self, chain_id: int) -> None:
+        """Refuse Anvil's public dev keys on any chain other than 31337."""
+        if chain_id != ANVIL_CHAIN_ID and self.uses_dev_keys():
+            raise ConfigurationError(
+                f"chain id {chain_id} is not a local Anvil chain (31337) but an operator key is one of "
+                "Anvil's public dev keys; set METALEDGER_PUBLISHER_KEY, METALEDGER_SIGNER_KEY and "
+                "METALEDGER_ANCHORER_KEY"
+            )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment."""
+    return Settings()
