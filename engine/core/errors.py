@@ -47,3 +47,19 @@ class ReplayDiverged(EngineError):
         self.index = index
         self.expected = expected
         self.actual = actual
+
+
+class ReplayRejected(IllegalAction):
+    """A transcript action that the engine rejects during replay; names its index."""
+
+    def __init__(self, index: int, rule: str, message: str) -> None:
+        super().__init__(rule, f"action {index}: {message}")
+        self.index = index
+
+
+class TranscriptError(EngineError):
+    """A transcript that is malformed or does not match this engine (game, versions, catalogue)."""
+
+
+class ScenarioError(EngineError):
+    """A scenario file that is malformed (not a failed expectation: that is a ScenarioResult)."""

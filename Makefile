@@ -1,0 +1,54 @@
+# MetaLedger — two commands: `make run` (the local stack) and `make test` (the whole suite).
+# Everything installs into this folder (.venv, node_modules); a second run installs nothing.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+UV_VERSION := 0.13.8
+
+.PHONY: install run test lint typecheck pytest forge slither bench clean help
+
+help:
+	@echo "make run     install what is missing, start chain + API + worker (Ctrl-C stops)"
+	@echo "make test    install what is missing, run ruff, mypy, forge and pytest"
+	@echo "make slither static analysis of the contracts (own venv)"
+
+install: $(VENV)/.installed node_modules/.installed
+
+$(VENV)/.installed: requirements.lock pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found: install Python 3.11+"; exit 1; }
+	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
+	@[ -x $(BIN)/uv ] || $(BIN)/pip install --quiet uv==$(UV_VERSION)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes -r requirements.lock
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
+	@touch $@
+
+node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null || { echo "error: Node.js 20 and npm are required: install them (e.g. apt-get install nodejs npm), then re-run make"; exit 1; }
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+run: install
+	$(BIN)/metaledger run
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check engine ledger api workers tests
+
+typecheck: install
+	$(BIN)/mypy engine ledger api workers
+
+forge: install
+	cd contracts && ../node_modules/.bin/forge test --offline -q
+
+pytest: install
+	$(BIN)/pytest -q
+
+test: install lint typecheck forge pytest
+
+slither: install
+	contracts/slither.sh
+
+clean:
+	rm -rf $(VENV) node_modules .metaledger .pytest_cache .mypy_cache .ruff_cache

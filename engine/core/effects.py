@@ -1,0 +1,257 @@
+"""The effects framework: card effects declared as data, compiled once at catalogue load.
+
+A card's effect is declared in its catalogue entry as a list of steps, each naming an
+operation of the game's vocabulary with its parameters::
+
+    "effect": [{"op": "draw", "n": 1}, {"op": "gain_mp", "n": 2}]
+
+and, for the rare card that does not fit the vocabulary, a named Python effect::
+
+    "effect": [{"op": "python", "name": "solomon_grundy"}]
+
+Each game builds one `EffectCompiler`, registers its operations (`@compiler.op("draw",
+n=Param("int", min=1))` on a factory taking the checked parameters and returning a `Step`
+or a plain function) and its named effects (`@compiler.named("...")`), then compiles every
+card's declaration once when the catalogue is loaded (`compiler.compile(decl, where=card_id)`;
+a bad declaration raises CatalogueError naming the card, the step and the parameter).
+
+Running an effect: the game keeps an `EffectFrame` (which effect, which step, the source
+card, the controller, a target and a value register) on its prompt stack and calls
+`run_effect(state, effect, frame)`. A step that needs a player's choice pushes a prompt on
+the game's stack and returns False (suspend); when the player answers, the game calls
+`resume_effect(state, effect, frame, choice)`, which lets the step consume the answer and
+then runs the remaining steps. Frames are plain ints, so a state serialises between any two
+choices. No generators, no threads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from engine.core.errors import CatalogueError
+
+S = TypeVar("S")
+
+_REQUIRED: Any = object()
+
+
+class Step(Generic[S]):
+    """One compiled operation. `run` returns True to continue, False after pushing a prompt."""
+
+    __slots__ = ("op",)
+
+    def __init__(self, op: str = "") -> None:
+        self.op = op
+
+    def run(self, state: S, frame: EffectFrame) -> bool:
+        """Perform the operation; return False if it pushed a prompt and must be resumed."""
+        raise NotImplementedError
+
+    def resume(self, state: S, frame: EffectFrame, choice: int) -> bool:
+        """Consume a player's answer to this step's prompt; False to wait for another answer."""
+        raise NotImplementedError(f"operation {self.op!r} takes no choice")
+
+
+class FunctionStep(Step[S]):
+    """A step made from a plain function `(state, frame) -> None` (never suspends)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, op: str, fn: Callable[[S, EffectFrame], None]) -> None:
+        super().__init__(op)
+        self.fn = fn
+
+    def run(self, state: S, frame: EffectFrame) -> bool:
+        """Call the function; always continue."""
+        self.fn(state, frame)
+        return True
+
+
+class EffectFrame:
+    """The resolution state of one running effect; serialises to a list of ints."""
+
+    __slots__ = ("controller", "effect", "source", "step", "target", "value")
+
+    def __init__(
+        self, effect: int, source: int, controller: int, step: int = 0, target: int = -1, value: int = 0
+    ) -> None:
+        self.effect = effect
+        self.source = source
+        self.controller = controller
+        self.step = step
+        self.target = target
+        self.value = value
+
+    def to_json(self) -> list[int]:
+        """`[effect, source, controller, step, target, value]`."""
+        return [self.effect, self.source, self.controller, self.step, self.target, self.value]
+
+    @staticmethod
+    def from_json(data: Sequence[int]) -> EffectFrame:
+        """Rebuild a frame from `to_json()` output."""
+        return EffectFrame(*data)
+
+    def clone(self) -> EffectFrame:
+        """An independent copy."""
+        return EffectFrame(self.effect, self.source, self.controller, self.step, self.target, self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter of an operation: type ("int", "str", "bool", "list"), default, constraints."""
+
+    type: str
+    default: Any = _REQUIRED
+    choices: tuple[Any, ...] | None = None
+    min: int | None = None
+    max: int | None = None
+
+
+class Effect(Generic[S]):
+    """A compiled effect: its steps in order, and the operation names (for coverage)."""
+
+    __slots__ = ("ops", "steps", "where")
+
+    def __init__(self, where: str, steps: tuple[Step[S], ...]) -> None:
+        self.where = where
+        self.steps = steps
+        self.ops = tuple(s.op for s in steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+#: An operation factory: checked parameters -> a compiled step (or a plain function).
+OpFactory = Callable[[dict[str, Any]], "Step[S] | Callable[[S, EffectFrame], None]"]
+
+
+class EffectCompiler(Generic[S]):
+    """A game's vocabulary of effect operations and named Python effects."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        self._ops: dict[str, tuple[Callable[[dict[str, Any]], Any], dict[str, Param]]] = {}
+        self._named: dict[str, tuple[Callable[[dict[str, Any]], Any], dict[str, Param]]] = {}
+
+    def op(self, name: str, **params: Param) -> Callable[[Callable[[dict[str, Any]], Any]], Callable[[dict[str, Any]], Any]]:
+        """Decorator registering an operation factory under `name` with its parameters."""
+        if name == "python":
+            raise ValueError("'python' is reserved for named effects")
+
+        def register(factory: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+            if name in self._ops:
+                raise ValueError(f"operation {name!r} registered twice")
+            self._ops[name] = (factory, params)
+            return factory
+
+        return register
+
+    def named(self, name: str, **params: Param) -> Callable[[Callable[[dict[str, Any]], Any]], Callable[[dict[str, Any]], Any]]:
+        """Decorator registering a named Python effect factory (the vocabulary's escape hatch)."""
+
+        def register(factory: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
+            if name in self._named:
+                raise ValueError(f"named effect {name!r} registered twice")
+            self._named[name] = (factory, params)
+            return factory
+
+        return register
+
+    @property
+    def op_names(self) -> list[str]:
+        """Every registered operation name."""
+        return sorted(self._ops)
+
+    @property
+    def named_effects(self) -> list[str]:
+        """Every registered named Python effect."""
+        return sorted(self._named)
+
+    def compile(self, decl: Any, where: str) -> Effect[S]:
+        """Compile a declaration (a list of steps) once; CatalogueError names `where` and the step."""
+        if not isinstance(decl, list):
+            raise CatalogueError(f"catalogue {self.game}: card {where!r}: effect must be a list of steps")
+        steps: list[Step[S]] = []
+        for i, raw in enumerate(decl):
+            at = f"catalogue {self.game}: card {where!r}: effect step {i}"
+            if not isinstance(raw, dict) or not isinstance(raw.get("op"), str):
+                raise CatalogueError(f"{at}: each step is an object with a string 'op'")
+            op = raw["op"]
+            args = {k: v for k, v in raw.items() if k != "op"}
+            if op == "python":
+                name = args.pop("name", None)
+                if name not in self._named:
+                    raise CatalogueError(
+                        f"{at}: unknown named effect {name!r}; known: {self.named_effects}"
+                    )
+                factory, params = self._named[name]
+                label = f"python:{name}"
+            else:
+                if op not in self._ops:
+                    raise CatalogueError(f"{at}: unknown operation {op!r}; known: {self.op_names}")
+                factory, params = self._ops[op]
+                label = op
+            checked = _check_params(at, label, args, params)
+            built = factory(checked)
+            if isinstance(built, Step):
+                if not built.op:
+                    built.op = label
+                steps.append(built)
+            elif callable(built):
+                steps.append(FunctionStep(label, built))
+            else:  # pragma: no cover - a programming error in a game's factory
+                raise TypeError(f"factory for {label!r} returned {built!r}")
+        return Effect(where, tuple(steps))
+
+
+def _check_params(at: str, op: str, args: Mapping[str, Any], params: Mapping[str, Param]) -> dict[str, Any]:
+    unknown = set(args) - set(params)
+    if unknown:
+        raise CatalogueError(f"{at}: operation {op!r}: unknown parameter(s) {sorted(unknown)}")
+    out: dict[str, Any] = {}
+    for name, spec in params.items():
+        if name not in args:
+            if spec.default is _REQUIRED:
+                raise CatalogueError(f"{at}: operation {op!r}: missing parameter {name!r}")
+            out[name] = spec.default
+            continue
+        value = args[name]
+        ok = {
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "str": isinstance(value, str),
+            "bool": isinstance(value, bool),
+            "list": isinstance(value, list),
+        }.get(spec.type, False)
+        if not ok:
+            raise CatalogueError(f"{at}: operation {op!r}: parameter {name!r}: expected {spec.type}, got {value!r}")
+        if spec.choices is not None and value not in spec.choices:
+            raise CatalogueError(
+                f"{at}: operation {op!r}: parameter {name!r}: expected one of {list(spec.choices)}, got {value!r}"
+            )
+        if spec.min is not None and isinstance(value, int) and value < spec.min:
+            raise CatalogueError(f"{at}: operation {op!r}: parameter {name!r}: must be >= {spec.min}")
+        if spec.max is not None and isinstance(value, int) and value > spec.max:
+            raise CatalogueError(f"{at}: operation {op!r}: parameter {name!r}: must be <= {spec.max}")
+        out[name] = value
+    return out
+
+
+def run_effect(state: S, effect: Effect[S], frame: EffectFrame) -> bool:
+    """Run `effect` from `frame.step`; True when finished, False when a step awaits a choice."""
+    steps = effect.steps
+    n = len(steps)
+    while frame.step < n:
+        if not steps[frame.step].run(state, frame):
+            return False
+        frame.step += 1
+    return True
+
+
+def resume_effect(state: S, effect: Effect[S], frame: EffectFrame, choice: int) -> bool:
+    """Give `choice` to the suspended step, then run the rest; True when the effect finished."""
+    if not effect.steps[frame.step].resume(state, frame, choice):
+        return False
+    frame.step += 1
+    return run_effect(state, effect, frame)

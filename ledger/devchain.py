@@ -1,0 +1,133 @@
+"""A local Anvil chain as a child process: start on a free port, wait until it answers, stop."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ledger.errors import ServiceUnavailable
+from ledger.ports import ensure_free, free_port
+from ledger.toolchain import node_bin
+
+if TYPE_CHECKING:
+    from web3 import Web3
+
+
+def rpc_call(url: str, method: str, params: list[Any] | None = None, timeout: float = 5.0) -> Any:
+    """One raw JSON-RPC call (no web3 overhead); raises ServiceUnavailable on failure."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}).encode()
+    request = urllib.request.Request(url, body, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            reply = json.loads(response.read())
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise ServiceUnavailable(f"chain at {url} does not answer {method}: {exc}") from exc
+    if "error" in reply:
+        raise ServiceUnavailable(f"chain at {url} refused {method}: {reply['error']}")
+    return reply["result"]
+
+
+class AnvilNode:
+    """A running Anvil process."""
+
+    def __init__(self, process: subprocess.Popen[bytes], port: int, host: str = "127.0.0.1") -> None:
+        self.process = process
+        self.port = port
+        self.host = host
+        self.rpc_url = f"http://{host}:{port}"
+        self._w3: Web3 | None = None
+
+    @property
+    def chain_id(self) -> int:
+        """The chain id (31337 for Anvil)."""
+        return int(rpc_call(self.rpc_url, "eth_chainId"), 16)
+
+    @property
+    def w3(self) -> Web3:
+        """A web3 client connected to this node."""
+        if self._w3 is None:
+            from web3 import Web3
+
+            self._w3 = Web3(Web3.HTTPProvider(self.rpc_url, request_kwargs={"timeout": 30}))
+        return self._w3
+
+    def rpc(self, method: str, *params: Any) -> Any:
+        """A raw JSON-RPC call to this node."""
+        return rpc_call(self.rpc_url, method, list(params))
+
+    def snapshot(self) -> str:
+        """Take an EVM snapshot; returns its id."""
+        return str(self.rpc("evm_snapshot"))
+
+    def revert(self, snapshot_id: str) -> None:
+        """Revert to a snapshot taken with `snapshot()`."""
+        self.rpc("evm_revert", snapshot_id)
+
+    def mine(self, blocks: int = 1) -> None:
+        """Mine `blocks` empty blocks."""
+        self.rpc("anvil_mine", hex(blocks))
+
+    def is_running(self) -> bool:
+        """Whether the process is alive."""
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        """Stop the process (terminate, then kill after 5 s)."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def __enter__(self) -> AnvilNode:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start_anvil(
+    port: int | None = None,
+    *,
+    host: str = "127.0.0.1",
+    block_time: float | None = None,
+    log_file: Path | None = None,
+    state_file: Path | None = None,
+    timeout: float = 20.0,
+) -> AnvilNode:
+    """Start Anvil on `port` (a free one when None) and wait until it answers."""
+    binary = node_bin("anvil")
+    if port is None:
+        port = free_port(host)
+    else:
+        ensure_free(port, "Anvil", host)
+    args = [str(binary), "--host", host, "--port", str(port), "--chain-id", "31337"]
+    if block_time is not None:
+        args += ["--block-time", str(block_time)]
+    if state_file is not None:
+        args += ["--state", str(state_file)]
+    if log_file is not None:
+        with log_file.open("ab") as out:
+            process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    else:
+        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    node = AnvilNode(process, port, host)
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise ServiceUnavailable(f"anvil exited with code {process.returncode} before answering on port {port}")
+        try:
+            rpc_call(node.rpc_url, "eth_chainId", timeout=1.0)
+            return node
+        except ServiceUnavailable:
+            if time.monotonic() > deadline:
+                node.stop()
+                raise ServiceUnavailable(f"anvil did not answer on port {port} within {timeout:.0f} s") from None
+            time.sleep(0.05)

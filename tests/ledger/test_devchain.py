@@ -1,0 +1,45 @@
+"""The local Anvil chain: starts on a free port, answers, snapshots, refuses a taken port."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from ledger.devchain import AnvilNode, rpc_call, start_anvil
+from ledger.errors import ConfigurationError, ServiceUnavailable
+
+
+def test_session_anvil_answers_with_chain_id_31337(anvil: AnvilNode) -> None:
+    assert anvil.chain_id == 31337
+    assert anvil.w3.eth.block_number >= 0
+
+
+def test_snapshot_and_revert_restore_the_block_number(anvil: AnvilNode) -> None:
+    before = anvil.w3.eth.block_number
+    snap = anvil.snapshot()
+    anvil.mine(3)
+    assert anvil.w3.eth.block_number == before + 3
+    anvil.revert(snap)
+    assert anvil.w3.eth.block_number == before
+
+
+def test_evm_snapshot_fixture_isolates_state(evm_snapshot: AnvilNode) -> None:
+    evm_snapshot.mine(2)
+
+
+def test_a_taken_port_is_named_with_its_holder() -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        with pytest.raises(ConfigurationError, match=f"port {port} for Anvil is already taken by pid"):
+            start_anvil(port)
+
+
+def test_rpc_call_to_a_dead_endpoint_is_a_service_error() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(ServiceUnavailable, match="does not answer eth_chainId"):
+        rpc_call(f"http://127.0.0.1:{port}", "eth_chainId", timeout=0.5)
