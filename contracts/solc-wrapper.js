@@ -16,6 +16,7 @@ function findImports(p) {
   return { error: "File not found: " + p };
 }
 
+function main() {
 const args = process.argv.slice(2);
 if (args.includes("--version")) {
   process.stdout.write("solc, the solidity compiler commandline interface\nVersion: " + solc.version() + "\n");
@@ -23,8 +24,11 @@ if (args.includes("--version")) {
 }
 if (args.includes("--standard-json")) {
   const input = fs.readFileSync(0, "utf8");
+  // no process.exit() here: it would cut off a large output still being flushed to the pipe
   process.stdout.write(solc.compile(input, { import: findImports }));
-  process.exit(0);
+  return;
 }
 process.stderr.write("solc-wrapper: only --version and --standard-json are supported\n");
-process.exit(1);
+process.exitCode = 1;
+}
+main();

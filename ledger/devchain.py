@@ -101,6 +101,7 @@ def start_anvil(
     log_file: Path | None = None,
     state_file: Path | None = None,
     timeout: float = 20.0,
+    detach: bool = False,
 ) -> AnvilNode:
     """Start Anvil on `port` (a free one when None) and wait until it answers."""
     binary = node_bin("anvil")
@@ -115,9 +116,11 @@ def start_anvil(
         args += ["--state", str(state_file)]
     if log_file is not None:
         with log_file.open("ab") as out:
-            process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=detach)
     else:
-        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=detach
+        )
     node = AnvilNode(process, port, host)
     deadline = time.monotonic() + timeout
     while True:

@@ -19,10 +19,7 @@ LEAF_ENCODING = ["bytes32"]
 
 
 def _as_bytes32(value: bytes | str) -> bytes:
-    if isinstance(value, str):
-        raw = bytes.fromhex(value.removeprefix("0x"))
-    else:
-        raw = bytes(value)
+    raw = bytes.fromhex(value.removeprefix("0x")) if isinstance(value, str) else bytes(value)
     if len(raw) != 32:
         raise ValueError(f"expected 32 bytes, got {len(raw)}")
     return raw

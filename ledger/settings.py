@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -66,6 +67,12 @@ class Settings(BaseSettings):
     indexer_reorg_depth: int = Field(12, ge=0, description="blocks the indexer re-reads")
     indexer_poll_seconds: float = 2.0
 
+    # --- API / services (added by the API work) ---
+    chain_head_ttl_seconds: float = Field(
+        1.0, ge=0, description="how long the API reuses the latest block as the pin of ownership checks"
+    )
+    match_cache_size: int = Field(256, ge=0, description="live match states kept per API process (a cache only)")
+
     @property
     def resolved_deployment_file(self) -> Path:
         """The deployment JSON path."""
@@ -105,3 +112,10 @@ class Settings(BaseSettings):
 def get_settings() -> Settings:
     """The process-wide settings, read once from the environment."""
     return Settings()
+
+
+def child_environment(**overrides: str) -> dict[str, str]:
+    """This process's environment plus METALEDGER_<NAME> overrides, for child processes."""
+    env = dict(os.environ)
+    env.update({f"METALEDGER_{name.upper()}": value for name, value in overrides.items()})
+    return env

@@ -137,7 +137,7 @@ def validate_catalogue(data: Any, schema: CardSchema) -> Catalogue:
 def _validate_card(game: str, card: Mapping[str, Any], schema: CardSchema) -> None:
     cid = card["id"]
     kind = card.get("kind")
-    if kind not in schema.kinds:
+    if not isinstance(kind, str) or kind not in schema.kinds:
         raise CatalogueError(
             f"catalogue {game}: card {cid!r}: field 'kind': expected one of "
             f"{sorted(schema.kinds)}, got {kind!r}"
@@ -168,12 +168,12 @@ def check_value(value: Any, spec: Field, path: str = "") -> str | None:
         return f"expected {spec.type}{where}, got {type(value).__name__} {value!r}"
     if spec.choices is not None and value not in spec.choices:
         return f"expected one of {list(spec.choices)}{where}, got {value!r}"
-    if spec.type == "int":
+    if isinstance(value, int):
         if spec.min is not None and value < spec.min:
             return f"expected >= {spec.min}{where}, got {value}"
         if spec.max is not None and value > spec.max:
             return f"expected <= {spec.max}{where}, got {value}"
-    if spec.type == "str" and spec.min is not None and len(value) < spec.min:
+    if isinstance(value, str) and spec.min is not None and len(value) < spec.min:
         return f"expected a string of at least {spec.min} characters{where}"
     if isinstance(value, list):
         if spec.min_items is not None and len(value) < spec.min_items:

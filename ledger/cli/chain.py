@@ -1,7 +1,97 @@
-"""`metaledger chain ...`: the local Anvil chain."""
+"""`metaledger chain ...`: the local Anvil chain (start, stop, deploy, seed, status)."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+
 import typer
 
+from ledger.errors import ConfigurationError
+from ledger.settings import get_settings
+
 app = typer.Typer(no_args_is_help=True)
+
+
+@app.command("start")
+def start(port: int = typer.Option(None, help="default: METALEDGER_ANVIL_PORT, or a free port if taken")) -> None:
+    """Start a local Anvil in the background (state kept under the data dir)."""
+    from ledger.devchain import start_anvil
+    from ledger.ports import free_port, is_free, port_holder
+
+    settings = get_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    wanted = port or settings.anvil_port
+    if not is_free(wanted):
+        if port is not None:
+            raise ConfigurationError(f"port {wanted} for Anvil is taken by {port_holder(wanted) or 'another process'}")
+        chosen = free_port()
+        typer.echo(f"port {wanted} is taken by {port_holder(wanted) or 'another process'}; using {chosen}")
+        wanted = chosen
+    node = start_anvil(
+        wanted,
+        log_file=settings.data_dir / "anvil.log",
+        state_file=settings.data_dir / "anvil-state.json",
+        detach=True,
+    )
+    settings.data_dir.joinpath("anvil.json").write_text(json.dumps({"pid": node.process.pid, "rpc_url": node.rpc_url}))
+    typer.echo(f"Anvil is running at {node.rpc_url} (pid {node.process.pid}); export METALEDGER_RPC_URL={node.rpc_url}")
+
+
+@app.command("stop")
+def stop() -> None:
+    """Stop the Anvil started by `metaledger chain start` (its state is saved)."""
+    path = get_settings().data_dir / "anvil.json"
+    if not path.exists():
+        raise ConfigurationError(f"no Anvil was started by `metaledger chain start` ({path} is missing)")
+    pid = int(json.loads(path.read_text())["pid"])
+    try:
+        os.kill(pid, signal.SIGTERM)
+        typer.echo(f"stopped Anvil (pid {pid})")
+    except ProcessLookupError:
+        typer.echo(f"Anvil (pid {pid}) was not running")
+    path.unlink()
+
+
+@app.command("deploy")
+def deploy(force: bool = typer.Option(False, help="deploy even if the deployment file matches the chain")) -> None:
+    """Deploy the contracts to METALEDGER_RPC_URL and write the deployment file (seeds demo cards on Anvil)."""
+    from ledger.stackdeploy import ensure_deployment
+
+    settings = get_settings()
+    if force and settings.resolved_deployment_file.exists():
+        settings.resolved_deployment_file.unlink()
+    deployment = ensure_deployment(settings, settings.rpc_url, typer.echo)
+    typer.echo(deployment.to_json())
+
+
+@app.command("seed")
+def seed() -> None:
+    """Mint the demo collection again to the demo wallets (Anvil only)."""
+    from web3 import Web3
+
+    from ledger.deploy import Deployment, seed_demo
+    from ledger.settings import ANVIL_CHAIN_ID
+    from ledger.stackdeploy import demo_holdings
+
+    settings = get_settings()
+    deployment = Deployment.load(settings.resolved_deployment_file)
+    w3 = Web3(Web3.HTTPProvider(settings.rpc_url))
+    if w3.eth.chain_id != ANVIL_CHAIN_ID:
+        raise ConfigurationError("demo seeding only runs on a local Anvil chain (chain id 31337)")
+    hashes = seed_demo(w3, deployment, settings.publisher_key.get_secret_value(), demo_holdings())
+    typer.echo(f"minted the demo collection in {len(hashes)} transactions")
+
+
+@app.command("status")
+def status() -> None:
+    """Print the chain id and latest block at METALEDGER_RPC_URL, and the deployment."""
+    from ledger.devchain import rpc_call
+
+    settings = get_settings()
+    chain_id = int(rpc_call(settings.rpc_url, "eth_chainId"), 16)
+    block = int(rpc_call(settings.rpc_url, "eth_blockNumber"), 16)
+    typer.echo(f"chain id {chain_id}, block {block} at {settings.rpc_url}")
+    path = settings.resolved_deployment_file
+    typer.echo(path.read_text() if path.exists() else f"no deployment file at {path}")

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from sqlalchemy import JSON, Column, Text
 from sqlmodel import Field, SQLModel
 
-from ledger.models.base import utcnow
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC (what these timestamp columns store)."""
+    return datetime.now(UTC)
+
 
 
 class BatchStatus(StrEnum):

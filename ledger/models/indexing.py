@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from sqlalchemy import BigInteger, Column, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from ledger.models.base import utcnow
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC (what these timestamp columns store)."""
+    return datetime.now(UTC)
+
 
 
 class IndexerCursor(SQLModel, table=True):

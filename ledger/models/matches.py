@@ -50,6 +50,10 @@ class Match(SQLModel, table=True):
     ownership_block_hash: str | None = Field(default=None, max_length=66)
     state: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     version: int = Field(default=0)
+    #: the version `state` is a snapshot of; later actions are replayed from match_actions
+    state_version: int = Field(default=0)
+    #: transcript checkpoint hashes so far (state hash after every CHECKPOINT_EVERY actions)
+    checkpoints: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     current_player: int | None = None
     turn_deadline: datetime | None = None
     winner_seat: int | None = None

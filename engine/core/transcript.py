@@ -1,0 +1,249 @@
+"""Transcripts: the header of a match plus its ordered actions, recorded and replayed.
+
+Format "metaledger.transcript/1" (see docs/engine.md)::
+
+    {"format": "metaledger.transcript/1", "game": "metax", "engine_version": "1.0.0",
+     "ruleset_version": "...", "catalogue_hash": "<sha256 hex>", "seed": "0x2a",
+     "decks": [{"card-id": copies, ...}, {...}], "options": {...},
+     "actions": [["kind", 1, 2], ...],
+     "checkpoints": {"every": 32, "hashes": ["<state hash after action 32>", ...]},
+     "final_hash": "<state hash after the last action>", "over": true, "winner": 0}
+
+`checkpoints.hashes[k]` is the state hash after `(k + 1) * every` actions. Replaying validates
+every action (the game's `apply` raises IllegalAction naming the rule) and compares each
+checkpoint, so a replay stops at the first divergent checkpoint and says where.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.core.actions import Action
+from engine.core.errors import IllegalAction, ReplayDiverged, ReplayRejected, TranscriptError
+from engine.core.game import Deck, get_game
+from engine.core.state import GameState, canonical_json
+from engine.core.version import ENGINE_VERSION
+
+TRANSCRIPT_FORMAT = "metaledger.transcript/1"
+#: default number of actions between two checkpoint hashes
+CHECKPOINT_EVERY = 32
+
+
+@dataclass
+class Transcript:
+    """A recorded match: header, actions, checkpoint hashes, and the outcome."""
+
+    game: str
+    engine_version: str
+    ruleset_version: str
+    catalogue_hash: str
+    seed: int
+    decks: list[dict[str, int]]
+    options: dict[str, Any]
+    actions: list[list[Any]] = field(default_factory=list)
+    checkpoint_every: int = CHECKPOINT_EVERY
+    checkpoints: list[str] = field(default_factory=list)
+    final_hash: str | None = None
+    over: bool = False
+    winner: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The transcript as JSON-able data (the documented format)."""
+        return {
+            "format": TRANSCRIPT_FORMAT,
+            "game": self.game,
+            "engine_version": self.engine_version,
+            "ruleset_version": self.ruleset_version,
+            "catalogue_hash": self.catalogue_hash,
+            "seed": hex(self.seed),
+            "decks": [dict(sorted(d.items())) for d in self.decks],
+            "options": self.options,
+            "actions": self.actions,
+            "checkpoints": {"every": self.checkpoint_every, "hashes": self.checkpoints},
+            "final_hash": self.final_hash,
+            "over": self.over,
+            "winner": self.winner,
+        }
+
+    def canonical_bytes(self) -> bytes:
+        """Canonical JSON bytes (what `transcriptHash` is computed over)."""
+        return canonical_json(self.to_json())
+
+    def sha256(self) -> str:
+        """SHA-256 hex of the canonical bytes."""
+        return hashlib.sha256(self.canonical_bytes()).hexdigest()
+
+    @staticmethod
+    def from_json(data: Any) -> Transcript:
+        """Parse and check the shape of a transcript; raise TranscriptError naming the field."""
+        if not isinstance(data, Mapping):
+            raise TranscriptError("a transcript is a JSON object")
+        if data.get("format") != TRANSCRIPT_FORMAT:
+            raise TranscriptError(f"transcript format must be {TRANSCRIPT_FORMAT!r}, got {data.get('format')!r}")
+        for key, typ in (
+            ("game", str),
+            ("engine_version", str),
+            ("ruleset_version", str),
+            ("catalogue_hash", str),
+            ("seed", str),
+            ("decks", list),
+            ("options", dict),
+            ("actions", list),
+            ("checkpoints", dict),
+        ):
+            if not isinstance(data.get(key), typ):
+                raise TranscriptError(f"transcript field {key!r} must be a {typ.__name__}")
+        try:
+            seed = int(data["seed"], 16)
+        except ValueError:
+            raise TranscriptError(f"transcript seed must be a hex string, got {data['seed']!r}") from None
+        if seed < 0:
+            raise TranscriptError("transcript seed must be non-negative")
+        decks = data["decks"]
+        if len(decks) != 2 or not all(
+            isinstance(d, dict)
+            and all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in d.items())
+            for d in decks
+        ):
+            raise TranscriptError("transcript decks must be two objects {card_id: copies}")
+        for i, a in enumerate(data["actions"]):
+            if not isinstance(a, list) or not a or not isinstance(a[0], str) or not all(
+                isinstance(x, int) and not isinstance(x, bool) for x in a[1:]
+            ):
+                raise TranscriptError(f"transcript action {i} must be [kind, *int_args], got {a!r}")
+        cp = data["checkpoints"]
+        every = cp.get("every")
+        hashes = cp.get("hashes")
+        if not isinstance(every, int) or every < 1 or not isinstance(hashes, list) or not all(
+            isinstance(h, str) for h in hashes
+        ):
+            raise TranscriptError("transcript checkpoints must be {every: int >= 1, hashes: [str]}")
+        final_hash = data.get("final_hash")
+        winner = data.get("winner")
+        if final_hash is not None and not isinstance(final_hash, str):
+            raise TranscriptError("transcript final_hash must be a string or null")
+        if winner not in (None, 0, 1) or isinstance(winner, bool):
+            raise TranscriptError("transcript winner must be 0, 1 or null")
+        return Transcript(
+            game=data["game"],
+            engine_version=data["engine_version"],
+            ruleset_version=data["ruleset_version"],
+            catalogue_hash=data["catalogue_hash"],
+            seed=seed,
+            decks=[dict(d) for d in decks],
+            options=dict(data["options"]),
+            actions=[list(a) for a in data["actions"]],
+            checkpoint_every=every,
+            checkpoints=list(hashes),
+            final_hash=final_hash,
+            over=bool(data.get("over", False)),
+            winner=winner,
+        )
+
+
+class Recorder:
+    """Start a match and record every action applied through it (with checkpoint hashes)."""
+
+    __slots__ = ("state", "transcript")
+
+    def __init__(
+        self,
+        game: str,
+        decks: tuple[Deck, Deck],
+        seed: int,
+        options: Mapping[str, Any] | None = None,
+        every: int = CHECKPOINT_EVERY,
+    ) -> None:
+        g = get_game(game)
+        opts = {**g.default_options, **(options or {})}
+        self.state: GameState = g.new_match(decks, seed, opts)
+        self.transcript = Transcript(
+            game=g.name,
+            engine_version=ENGINE_VERSION,
+            ruleset_version=g.ruleset_version,
+            catalogue_hash=g.catalogue_hash,
+            seed=seed,
+            decks=[dict(decks[0]), dict(decks[1])],
+            options=opts,
+            checkpoint_every=every,
+        )
+
+    def apply(self, action: Action) -> None:
+        """Apply `action` to the state (IllegalAction if not legal) and record it."""
+        self.state.apply(action)
+        t = self.transcript
+        t.actions.append([action.kind, *action.args])
+        if len(t.actions) % t.checkpoint_every == 0:
+            t.checkpoints.append(self.state.state_hash())
+
+    def finish(self) -> Transcript:
+        """Fill in the final hash and outcome, and return the transcript."""
+        t = self.transcript
+        t.final_hash = self.state.state_hash()
+        t.over = self.state.is_over
+        t.winner = self.state.winner
+        return t
+
+
+@dataclass
+class ReplayResult:
+    """The outcome of a verified replay."""
+
+    state: GameState
+    final_hash: str
+    winner: int | None
+    over: bool
+    actions: int
+
+
+def replay(transcript: Transcript | Mapping[str, Any], *, check_versions: bool = True) -> ReplayResult:
+    """Replay a transcript, validating every action and every checkpoint.
+
+    Raises TranscriptError (malformed, or another game/ruleset/catalogue/engine version),
+    ReplayRejected (an action the rules reject; names its index and rule) or ReplayDiverged
+    (a checkpoint, the final hash or the winner differs; names the action count).
+    """
+    t = transcript if isinstance(transcript, Transcript) else Transcript.from_json(transcript)
+    g = get_game(t.game)
+    if check_versions:
+        if t.ruleset_version != g.ruleset_version:
+            raise TranscriptError(
+                f"transcript ruleset {t.ruleset_version!r} differs from the engine's {g.ruleset_version!r}"
+            )
+        if t.catalogue_hash != g.catalogue_hash:
+            raise TranscriptError("transcript catalogue hash differs from the engine's catalogue")
+        if t.engine_version != ENGINE_VERSION:
+            raise TranscriptError(
+                f"transcript engine version {t.engine_version!r} differs from {ENGINE_VERSION!r}"
+            )
+    state = g.new_match((t.decks[0], t.decks[1]), t.seed, {**g.default_options, **t.options})
+    every = t.checkpoint_every
+    checkpoints = t.checkpoints
+    apply = state.apply
+    for i, raw in enumerate(t.actions):
+        if state.is_over:
+            raise ReplayRejected(i, "engine.replay.after-end", "the match was already over")
+        try:
+            apply(Action(raw[0], tuple(raw[1:])))
+        except IllegalAction as exc:
+            raise ReplayRejected(i, exc.rule, f"{raw!r}: {exc.message}") from exc
+        n = i + 1
+        if n % every == 0:
+            k = n // every - 1
+            if k < len(checkpoints):
+                actual = state.state_hash()
+                if actual != checkpoints[k]:
+                    raise ReplayDiverged(n, checkpoints[k], actual)
+    final = state.state_hash()
+    if t.final_hash is not None and final != t.final_hash:
+        raise ReplayDiverged(len(t.actions), t.final_hash, final)
+    if t.final_hash is not None and (state.winner != t.winner or state.is_over != t.over):
+        raise ReplayDiverged(
+            len(t.actions),
+            f"over={t.over} winner={t.winner}",
+            f"over={state.is_over} winner={state.winner}",
+        )
+    return ReplayResult(state, final, state.winner, state.is_over, len(t.actions))

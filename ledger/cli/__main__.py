@@ -1,0 +1,5 @@
+"""`python -m ledger.cli` = `metaledger`."""
+
+from ledger.cli import main
+
+main()

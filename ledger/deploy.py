@@ -1,0 +1,223 @@
+"""Deploy CardToken, MatchLedger and CardExchange from the committed artifacts, and seed demo cards.
+
+    deployment = deploy_all(w3, publisher_key, signer_address, anchorer_address, rpc_url=url)
+    deployment.save(settings.resolved_deployment_file)
+    seed_demo(w3, deployment, publisher_key, {wallet: [(token_id("metax", "U92-JL"), 3), ...]})
+
+Transactions are signed locally with the given keys (no unlocked node accounts), so the same
+code deploys to Anvil or any EVM chain.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from eth_account import Account
+from eth_utils import to_checksum_address
+
+from ledger.artifacts import load_artifact
+from ledger.errors import ChainError, ConfigurationError
+
+if TYPE_CHECKING:
+    from web3 import Web3
+    from web3.contract import Contract
+    from web3.types import TxReceipt
+
+DEFAULT_TOKEN_URI = "http://127.0.0.1:8000/cards/{id}.json"
+CONTRACTS: tuple[str, ...] = ("CardToken", "MatchLedger", "CardExchange")
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """Where the contracts live (the deployment JSON file)."""
+
+    chain_id: int
+    rpc_url: str
+    addresses: dict[str, str]  # contract name -> checksummed address
+    deployment_block: int
+    deployer: str
+    signer: str
+    anchorer: str
+    source_hash: str = ""
+    receipts: dict[str, str] = field(default_factory=dict)  # contract name -> deployment tx hash
+
+    @property
+    def card_token(self) -> str:
+        """CardToken address."""
+        return self.addresses["CardToken"]
+
+    @property
+    def match_ledger(self) -> str:
+        """MatchLedger address."""
+        return self.addresses["MatchLedger"]
+
+    @property
+    def card_exchange(self) -> str:
+        """CardExchange address."""
+        return self.addresses["CardExchange"]
+
+    def to_json(self) -> str:
+        """The deployment as pretty JSON."""
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    def save(self, path: Path) -> None:
+        """Write the deployment JSON (creating parent folders)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_json())
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Deployment:
+        """Parse a deployment dict."""
+        try:
+            return cls(**data)
+        except TypeError as exc:
+            raise ConfigurationError(f"malformed deployment: {exc}") from exc
+
+    @classmethod
+    def load(cls, path: Path) -> Deployment:
+        """Read a deployment JSON file."""
+        if not path.is_file():
+            raise ConfigurationError(f"no deployment file at {path}; run `metaledger chain deploy`")
+        return cls.from_dict(json.loads(path.read_text()))
+
+
+def contract(w3: Web3, deployment: Deployment, name: str) -> Contract:
+    """A web3 contract object for `name` ("CardToken", "MatchLedger", "CardExchange") at its address."""
+    return w3.eth.contract(address=deployment.addresses[name], abi=load_artifact(name).abi)  # type: ignore[call-overload, no-any-return]
+
+
+class _Sender:
+    """Signs and sends transactions from one key with locally tracked nonces."""
+
+    def __init__(self, w3: Web3, private_key: str) -> None:
+        self.w3 = w3
+        self.account = Account.from_key(private_key)
+        self.nonce = w3.eth.get_transaction_count(self.account.address, "pending")
+        self.chain_id = w3.eth.chain_id
+
+    def send(self, tx: dict[str, Any]) -> bytes:
+        tx = {**tx, "from": self.account.address, "nonce": self.nonce, "chainId": self.chain_id}
+        if "gas" not in tx:
+            tx["gas"] = int(self.w3.eth.estimate_gas(tx) * 1.2) + 10_000  # type: ignore[arg-type]
+        if "maxFeePerGas" not in tx and "gasPrice" not in tx:
+            base = self.w3.eth.get_block("latest").get("baseFeePerGas", 0) or 0
+            tip = self.w3.eth.max_priority_fee
+            tx["maxPriorityFeePerGas"] = tip
+            tx["maxFeePerGas"] = 2 * base + tip
+        signed = self.account.sign_transaction(tx)
+        tx_hash = self.w3.eth.send_raw_transaction(signed.raw_transaction)
+        self.nonce += 1
+        return bytes(tx_hash)
+
+    def wait(self, tx_hash: bytes, what: str) -> TxReceipt:
+        receipt = self.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=120)  # type: ignore[arg-type]
+        if receipt["status"] != 1:
+            raise ChainError(f"{what} failed in transaction {tx_hash.hex()}")
+        return receipt
+
+
+def _deploy(sender: _Sender, name: str, *args: Any) -> tuple[str, TxReceipt]:
+    artifact = load_artifact(name)
+    factory = sender.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)  # type: ignore[call-overload]
+    data = factory.constructor(*args).data_in_transaction
+    receipt = sender.wait(sender.send({"data": data}), f"deploying {name}")
+    address = receipt["contractAddress"]
+    if address is None:
+        raise ChainError(f"deploying {name} created no contract")
+    return to_checksum_address(address), receipt
+
+
+def deploy_all(
+    w3: Web3,
+    publisher_key: str,
+    signer: str,
+    anchorer: str,
+    *,
+    rpc_url: str = "",
+    token_uri: str = DEFAULT_TOKEN_URI,
+) -> Deployment:
+    """Deploy the three contracts with the publisher key (admin of all), grant ANCHORER_ROLE to
+    `anchorer` and register `signer` in MatchLedger. Returns the Deployment (not yet saved)."""
+    from web3.exceptions import Web3Exception
+
+    try:
+        sender = _Sender(w3, publisher_key)
+        publisher = sender.account.address
+        token, token_receipt = _deploy(sender, "CardToken", token_uri, publisher)
+        ledger, ledger_receipt = _deploy(sender, "MatchLedger", publisher)
+        exchange, exchange_receipt = _deploy(sender, "CardExchange", token)
+        match_ledger = w3.eth.contract(address=ledger, abi=load_artifact("MatchLedger").abi)  # type: ignore[call-overload]
+        role = match_ledger.functions.ANCHORER_ROLE().call()
+        hashes = [
+            sender.send({"to": ledger, "data": match_ledger.encode_abi("grantRole", [role, to_checksum_address(anchorer)])}),
+            sender.send({"to": ledger, "data": match_ledger.encode_abi("addSigner", [to_checksum_address(signer)])}),
+        ]
+        for tx_hash in hashes:
+            sender.wait(tx_hash, "configuring MatchLedger")
+    except Web3Exception as exc:
+        raise ChainError(f"deployment failed: {exc}") from exc
+    return Deployment(
+        chain_id=sender.chain_id,
+        rpc_url=rpc_url,
+        addresses={"CardToken": token, "MatchLedger": ledger, "CardExchange": exchange},
+        deployment_block=int(token_receipt["blockNumber"]),
+        deployer=publisher,
+        signer=to_checksum_address(signer),
+        anchorer=to_checksum_address(anchorer),
+        source_hash=load_artifact("CardToken").source_hash,
+        receipts={
+            "CardToken": token_receipt["transactionHash"].to_0x_hex(),
+            "MatchLedger": ledger_receipt["transactionHash"].to_0x_hex(),
+            "CardExchange": exchange_receipt["transactionHash"].to_0x_hex(),
+        },
+    )
+
+
+def deploy_from_settings(w3: Web3, rpc_url: str) -> Deployment:
+    """Deploy with the keys from settings (dev keys refused off chain 31337)."""
+    from ledger.settings import get_settings
+
+    settings = get_settings()
+    settings.check_keys_for_chain(w3.eth.chain_id)
+    return deploy_all(
+        w3,
+        settings.publisher_key.get_secret_value(),
+        Account.from_key(settings.signer_key.get_secret_value()).address,
+        Account.from_key(settings.anchorer_key.get_secret_value()).address,
+        rpc_url=rpc_url,
+    )
+
+
+def seed_demo(
+    w3: Web3,
+    deployment: Deployment,
+    publisher_key: str,
+    holdings: Mapping[str, Sequence[tuple[int, int]]],
+) -> list[str]:
+    """Mint demo cards: for each wallet, one `mintBatch` of its (token_id, amount) pairs.
+    Returns the transaction hashes (all confirmed)."""
+    from web3.exceptions import Web3Exception
+
+    token = contract(w3, deployment, "CardToken")
+    try:
+        sender = _Sender(w3, publisher_key)
+        hashes = []
+        for wallet, cards in holdings.items():
+            merged: dict[int, int] = {}
+            for token_id, amount in cards:
+                merged[int(token_id)] = merged.get(int(token_id), 0) + int(amount)
+            if not merged:
+                continue
+            data = token.encode_abi(
+                "mintBatch", [to_checksum_address(wallet), list(merged), list(merged.values()), b""]
+            )
+            hashes.append(sender.send({"to": deployment.card_token, "data": data}))
+        for tx_hash in hashes:
+            sender.wait(tx_hash, "minting demo cards")
+    except Web3Exception as exc:
+        raise ChainError(f"seeding demo cards failed: {exc}") from exc
+    return ["0x" + h.hex() for h in hashes]

@@ -1,0 +1,277 @@
+"""Raw JSON-RPC access to MatchLedger and CardToken for the workers and auditors.
+
+Calls are ABI-encoded here with eth_abi (no contract objects), so the anchorer and the
+verifier need only an RPC URL and addresses. Web3 and transport errors are turned into
+`ServiceUnavailable` (retryable) or `ChainError` here and nowhere else in this work.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+from eth_abi import decode, encode
+from eth_hash.auto import keccak
+from eth_utils import to_checksum_address
+
+from ledger.errors import ChainError, ServiceUnavailable
+
+
+def selector(signature: str) -> bytes:
+    """The 4-byte selector of a function or error signature."""
+    return keccak(signature.encode())[:4]
+
+
+def topic(signature: str) -> str:
+    """The topic-0 hex of an event signature."""
+    return "0x" + keccak(signature.encode()).hex()
+
+
+ANCHOR = selector("anchor(uint64,bytes32,uint32,bytes32)")
+BATCH_ROOT = selector("batchRoot(uint64)")
+HEAD_BATCH_HASH = selector("headBatchHash()")
+LATEST_BATCH_ID = selector("latestBatchId()")
+WAS_SIGNER_AT = selector("wasSignerAt(address,uint48)")
+VERIFY_RESULT = selector("verifyResult(uint64,bytes32,bytes32[])")
+BALANCE_OF_BATCH = selector("balanceOfBatch(address[],uint256[])")
+EIP712_DOMAIN = selector("eip712Domain()")
+
+BATCH_ALREADY_ANCHORED = selector("BatchAlreadyAnchored(uint64)")
+KNOWN_ERRORS = {
+    BATCH_ALREADY_ANCHORED: "BatchAlreadyAnchored",
+    selector("BatchOutOfOrder(uint64)"): "BatchOutOfOrder",
+    selector("PrevBatchHashMismatch(bytes32,bytes32)"): "PrevBatchHashMismatch",
+    selector("EmptyBatch(uint64)"): "EmptyBatch",
+    selector("AccessControlUnauthorizedAccount(address,bytes32)"): "AccessControlUnauthorizedAccount",
+}
+
+BATCH_ANCHORED = topic("BatchAnchored(uint64,bytes32,uint32,bytes32,bytes32)")
+TRANSFER_SINGLE = topic("TransferSingle(address,address,address,uint256,uint256)")
+TRANSFER_BATCH = topic("TransferBatch(address,address,address,uint256[],uint256[])")
+
+ZERO32 = b"\x00" * 32
+
+
+def batch_hash(prev_batch_hash: bytes, batch_id: int, root: bytes, count: int) -> bytes:
+    """keccak256(abi.encode(prevBatchHash, batchId, root, count)) as MatchLedger computes it."""
+    return keccak(encode(["bytes32", "uint64", "bytes32", "uint32"], [prev_batch_hash, batch_id, root, count]))
+
+
+def anchor_calldata(batch_id: int, root: bytes, count: int, prev_batch_hash: bytes) -> bytes:
+    """Calldata of MatchLedger.anchor(batchId, root, count, prevBatchHash)."""
+    return ANCHOR + encode(["uint64", "bytes32", "uint32", "bytes32"], [batch_id, root, count, prev_batch_hash])
+
+
+def hexb(value: str) -> bytes:
+    """0x-hex to bytes."""
+    return bytes.fromhex(value.removeprefix("0x"))
+
+
+def hx(value: bytes) -> str:
+    """Bytes to 0x-hex."""
+    return "0x" + value.hex()
+
+
+class RpcError(ChainError):
+    """The node answered a JSON-RPC call with an error (a revert carries its data)."""
+
+    def __init__(self, method: str, error: dict[str, Any]) -> None:
+        super().__init__(f"{method}: {error.get('message', error)}")
+        self.error = error
+
+    @property
+    def revert_data(self) -> bytes | None:
+        """The revert data, if this is a reverted call."""
+        data = self.error.get("data")
+        if isinstance(data, dict):
+            data = data.get("data")
+        if isinstance(data, str) and data.startswith("0x"):
+            return hexb(data)
+        return None
+
+    @property
+    def revert_name(self) -> str | None:
+        """The custom error name of a revert (for MatchLedger's known errors)."""
+        data = self.revert_data
+        return KNOWN_ERRORS.get(data[:4]) if data and len(data) >= 4 else None
+
+
+class Rpc:
+    """A minimal JSON-RPC client over HTTP (keep-alive-free urllib; one call per request)."""
+
+    def __init__(self, url: str, timeout: float = 30.0) -> None:
+        self.url = url
+        self.timeout = timeout
+        self._id = 0
+
+    def call(self, method: str, *params: Any) -> Any:
+        """One JSON-RPC call; ServiceUnavailable if the node can't be reached, RpcError if it refuses."""
+        self._id += 1
+        body = json.dumps({"jsonrpc": "2.0", "id": self._id, "method": method, "params": list(params)})
+        request = urllib.request.Request(self.url, body.encode(), {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                reply = json.loads(response.read())
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            raise ServiceUnavailable(f"chain at {self.url} does not answer {method}: {exc}") from exc
+        if "error" in reply:
+            raise RpcError(method, reply["error"])
+        return reply["result"]
+
+    def eth_call(self, to: str, data: bytes, block: int | str = "latest", sender: str | None = None) -> bytes:
+        """eth_call at `block` (a number or a tag); returns the raw return data."""
+        tx: dict[str, str] = {"to": to, "data": hx(data)}
+        if sender:
+            tx["from"] = sender
+        tag = hex(block) if isinstance(block, int) else block
+        return hexb(self.call("eth_call", tx, tag))
+
+    def chain_id(self) -> int:
+        """eth_chainId."""
+        return int(self.call("eth_chainId"), 16)
+
+    def block_number(self) -> int:
+        """The latest block number."""
+        return int(self.call("eth_blockNumber"), 16)
+
+    def block(self, number: int | str) -> dict[str, Any] | None:
+        """A block header (no transactions) by number or tag."""
+        tag = hex(number) if isinstance(number, int) else number
+        result: dict[str, Any] | None = self.call("eth_getBlockByNumber", tag, False)
+        return result
+
+    def block_hash(self, number: int) -> str | None:
+        """The canonical hash of block `number` (None if it does not exist)."""
+        block = self.block(number)
+        return None if block is None else str(block["hash"])
+
+    def receipt(self, tx_hash: str) -> dict[str, Any] | None:
+        """A transaction receipt, or None if not mined."""
+        result: dict[str, Any] | None = self.call("eth_getTransactionReceipt", tx_hash)
+        return result
+
+    def transaction(self, tx_hash: str) -> dict[str, Any] | None:
+        """A transaction (pending or mined), or None if the node doesn't know it."""
+        result: dict[str, Any] | None = self.call("eth_getTransactionByHash", tx_hash)
+        return result
+
+    def nonce(self, address: str, block: str = "latest") -> int:
+        """The account's transaction count at `block` ("latest" or "pending")."""
+        return int(self.call("eth_getTransactionCount", address, block), 16)
+
+    def logs(self, address: str, topics: list[Any], from_block: int, to_block: int | str) -> list[dict[str, Any]]:
+        """eth_getLogs for one contract."""
+        params = {
+            "address": address,
+            "topics": topics,
+            "fromBlock": hex(from_block),
+            "toBlock": hex(to_block) if isinstance(to_block, int) else to_block,
+        }
+        result: list[dict[str, Any]] = self.call("eth_getLogs", params)
+        return result
+
+    def send_raw(self, raw_tx: str) -> str:
+        """Broadcast signed bytes; an already known or already mined transaction is not an error."""
+        try:
+            return str(self.call("eth_sendRawTransaction", raw_tx))
+        except RpcError as exc:
+            message = str(exc.error.get("message", "")).lower()
+            if "already" in message or "known" in message or "nonce too low" in message:
+                return ""
+            raise
+
+
+@dataclass(frozen=True)
+class AnchoredBatch:
+    """A BatchAnchored event as found on-chain."""
+
+    batch_id: int
+    root: bytes
+    count: int
+    prev_batch_hash: bytes
+    batch_hash: bytes
+    block_number: int
+    block_hash: str
+    tx_hash: str
+
+
+def decode_batch_anchored(log: dict[str, Any]) -> AnchoredBatch:
+    """Decode one BatchAnchored log."""
+    count, prev, bhash = decode(["uint32", "bytes32", "bytes32"], hexb(log["data"]))
+    return AnchoredBatch(
+        batch_id=int(log["topics"][1], 16),
+        root=hexb(log["topics"][2]),
+        count=int(count),
+        prev_batch_hash=bytes(prev),
+        batch_hash=bytes(bhash),
+        block_number=int(log["blockNumber"], 16),
+        block_hash=str(log["blockHash"]),
+        tx_hash=str(log["transactionHash"]),
+    )
+
+
+class MatchLedgerClient:
+    """Read calls and event queries on one MatchLedger contract."""
+
+    def __init__(self, rpc: Rpc, address: str) -> None:
+        self.rpc = rpc
+        self.address = to_checksum_address(address)
+
+    def batch_root(self, batch_id: int, block: int | str = "latest") -> bytes:
+        """The root anchored for `batch_id` (zero bytes if none)."""
+        return bytes(self.rpc.eth_call(self.address, BATCH_ROOT + encode(["uint64"], [batch_id]), block)[:32])
+
+    def head_batch_hash(self, block: int | str = "latest") -> bytes:
+        """The hash of the latest anchored batch (zero before batch 1)."""
+        return bytes(self.rpc.eth_call(self.address, HEAD_BATCH_HASH, block)[:32])
+
+    def latest_batch_id(self, block: int | str = "latest") -> int:
+        """The latest anchored batch id (0 if none)."""
+        return int(decode(["uint64"], self.rpc.eth_call(self.address, LATEST_BATCH_ID, block))[0])
+
+    def was_signer_at(self, signer: str, block_number: int) -> bool:
+        """Whether `signer` was an authorised result signer at the end of `block_number`."""
+        data = WAS_SIGNER_AT + encode(["address", "uint48"], [to_checksum_address(signer), block_number])
+        return bool(decode(["bool"], self.rpc.eth_call(self.address, data))[0])
+
+    def verify_result(self, batch_id: int, digest: bytes, proof: list[bytes]) -> bool:
+        """MatchLedger.verifyResult(batchId, digest, proof)."""
+        data = VERIFY_RESULT + encode(["uint64", "bytes32", "bytes32[]"], [batch_id, digest, proof])
+        return bool(decode(["bool"], self.rpc.eth_call(self.address, data))[0])
+
+    def eip712_domain(self) -> dict[str, Any]:
+        """The contract's ERC-5267 eip712Domain()."""
+        raw = self.rpc.eth_call(self.address, EIP712_DOMAIN)
+        _fields, name, version, chain_id, contract, _salt, _ext = decode(
+            ["bytes1", "string", "string", "uint256", "address", "bytes32", "uint256[]"], raw
+        )
+        return {"name": name, "version": version, "chainId": int(chain_id),
+                "verifyingContract": to_checksum_address(contract)}
+
+    def anchored_batches(self, from_block: int = 0, to_block: int | str = "latest",
+                         batch_id: int | None = None) -> list[AnchoredBatch]:
+        """BatchAnchored events (optionally of one batch id), in chain order."""
+        topics: list[Any] = [BATCH_ANCHORED]
+        if batch_id is not None:
+            topics.append(hx(encode(["uint64"], [batch_id])))
+        return [decode_batch_anchored(log) for log in self.rpc.logs(self.address, topics, from_block, to_block)
+                if not log.get("removed")]
+
+    def simulate_anchor(self, sender: str, batch_id: int, root: bytes, count: int, prev: bytes) -> str | None:
+        """Dry-run anchor(): None if it would succeed, else the custom error's name."""
+        try:
+            self.rpc.eth_call(self.address, anchor_calldata(batch_id, root, count, prev), "latest", sender)
+        except RpcError as exc:
+            return exc.revert_name or str(exc)
+        return None
+
+
+def balance_of_batch(rpc: Rpc, token: str, owners: list[str], ids: list[int], block: int) -> list[int]:
+    """CardToken.balanceOfBatch(owners, ids) at `block` (one eth_call)."""
+    data = BALANCE_OF_BATCH + encode(
+        ["address[]", "uint256[]"], [[to_checksum_address(o) for o in owners], ids]
+    )
+    return [int(v) for v in decode(["uint256[]"], rpc.eth_call(to_checksum_address(token), data, block))[0]]

@@ -1,0 +1,114 @@
+"""Games and card designs (from the engine's catalogues, with ERC-1155 token ids) and collections."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from eth_utils import is_address, to_checksum_address
+from sqlmodel import Session
+
+from engine.core.errors import EngineError
+from engine.core.game import Game, game_names, get_game
+from ledger import queries
+from ledger.errors import InvalidInput, NotFound
+from ledger.models import CardDesign
+from ledger.services.context import Context
+from ledger.tokenids import token_id, token_id_hex
+
+
+def load_game(name: str) -> Game:
+    """The engine's game `name`, or NotFound."""
+    if name not in game_names():
+        raise NotFound(f"no game {name!r}; known: {', '.join(game_names())}")
+    try:
+        return get_game(name)
+    except EngineError as exc:
+        raise NotFound(f"game {name!r} is not available: {exc}") from exc
+
+
+def available_games() -> list[Game]:
+    """Every game the engine hosts that loads."""
+    games = []
+    for name in game_names():
+        try:
+            games.append(get_game(name))
+        except EngineError:
+            continue
+        except ImportError:
+            continue
+    return games
+
+
+@lru_cache(maxsize=16)
+def token_ids(game: str) -> dict[str, int]:
+    """card id -> token id for every card of `game`."""
+    return {str(card["id"]): token_id(game, str(card["id"])) for card in get_game(game).cards}
+
+
+def sync_card_designs(db: Session) -> int:
+    """Store every game's catalogue as card designs (replacing a game whose catalogue changed).
+    Returns how many rows were written."""
+    stored = queries.card_design_hashes(db)
+    written = 0
+    for game in available_games():
+        if stored.get(game.name) == game.catalogue_hash:
+            continue
+        if game.name in stored:
+            queries.delete_card_designs(db, game.name)
+        rows = [
+            CardDesign(
+                token_id=token_id_hex(game.name, str(card["id"])),
+                game=game.name,
+                card_id=str(card["id"]),
+                name=str(card.get("name", card["id"]))[:200],
+                kind=str(card.get("kind", ""))[:64],
+                catalogue_hash=game.catalogue_hash,
+                data=dict(card),
+            )
+            for card in game.cards
+        ]
+        queries.add(db, *rows)
+        written += len(rows)
+    return written
+
+
+@dataclass(frozen=True)
+class Holding:
+    """A card held by a wallet."""
+
+    game: str
+    card_id: str
+    name: str
+    token_id: str
+    balance: int
+
+
+def collection(db: Session, ctx: Context, address: str, game: str | None = None) -> tuple[int, list[Holding]]:
+    """The cards `address` holds (one balanceOfBatch over every design at the latest block).
+    Returns (block number, holdings with a positive balance)."""
+    if not is_address(address):
+        raise InvalidInput(f"{address!r} is not an address", field="address")
+    owner = to_checksum_address(address)
+    designs = queries.card_designs(db, game) if game else queries.all_card_designs(db)
+    if game and not designs:
+        load_game(game)
+    pin = ctx.chain.head()
+    balances = ctx.chain.balances([owner] * len(designs), [int(d.token_id, 16) for d in designs], pin)
+    return pin.number, [
+        Holding(d.game, d.card_id, d.name, d.token_id, b) for d, b in zip(designs, balances, strict=True) if b > 0
+    ]
+
+
+def game_summary(game: Game) -> dict[str, Any]:
+    """The public description of a game."""
+    return {
+        "name": game.name,
+        "title": game.title,
+        "ruleset_version": game.ruleset_version,
+        "catalogue_hash": game.catalogue_hash,
+        "cards": len(game.cards),
+        "default_options": dict(game.default_options),
+        "starter_decks": [dict(d) for d in game.starter_decks],
+    }

@@ -1,0 +1,149 @@
+"""Deck commitments: deck rules (engine) -> ownership at a pinned block (one balanceOfBatch)
+-> copies free of the owner's other live matches -> a stored commitment."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from eth_utils import keccak
+from sqlmodel import Session
+
+from engine.core.game import Game
+from engine.core.state import canonical_json
+from ledger import queries
+from ledger.chain import BlockRef
+from ledger.errors import Forbidden, InvalidInput, NotFound
+from ledger.models import DeckCommitment, utcnow
+from ledger.services.catalogue import load_game, token_ids
+from ledger.services.context import Context
+from ledger.services.errors import DeckRejected, NotOwned
+
+MAX_COPIES = 10_000
+
+
+def canonical_cards(cards: Mapping[str, Any]) -> dict[str, int]:
+    """A deck list in canonical form: card id -> positive copies, sorted by card id."""
+    if not isinstance(cards, Mapping) or not cards:
+        raise InvalidInput("a deck is a non-empty object {card_id: copies}", field="cards")
+    out: dict[str, int] = {}
+    for card, copies in cards.items():
+        if not isinstance(card, str) or not 0 < len(card) <= 64:
+            raise InvalidInput(f"card id {card!r} must be a string of 1-64 characters", field="cards")
+        if not isinstance(copies, int) or isinstance(copies, bool) or not 0 < copies <= MAX_COPIES:
+            raise InvalidInput(f"copies of {card!r} must be an integer from 1 to {MAX_COPIES}", field="cards")
+        out[card] = copies
+    return dict(sorted(out.items()))
+
+
+def deck_hash(game: str, cards: Mapping[str, int]) -> str:
+    """keccak256 of the canonical JSON `{"cards": {...}, "game": ...}` (the EIP-712 deck0/deck1)."""
+    return "0x" + keccak(canonical_json({"game": game, "cards": dict(sorted(cards.items()))})).hex()
+
+
+def live_requirements(db: Session, game: Game, owner: str, exclude_match: str | None = None) -> Counter[str]:
+    """card id -> copies `owner` has committed to live matches of `game`."""
+    total: Counter[str] = Counter()
+    for cards in queries.live_seat_cards(db, owner, game=game.name, exclude_match=exclude_match):
+        total.update(game.required_tokens(cards))
+    return total
+
+
+def shortfalls(
+    required: Mapping[str, int], held: Mapping[str, int], committed: Mapping[str, int], ids: Mapping[str, int]
+) -> list[dict[str, Any]]:
+    """Every card where needed + committed elsewhere > held, with the figures."""
+    out = []
+    for card, needed in sorted(required.items()):
+        have = held.get(card, 0)
+        other = committed.get(card, 0)
+        if needed + other > have:
+            out.append({
+                "card": card,
+                "token_id": "0x" + ids[card].to_bytes(32, "big").hex() if card in ids else None,
+                "needed": needed,
+                "held": have,
+                "committed_elsewhere": other,
+            })
+    return out
+
+
+def check_rules(game: Game, cards: Mapping[str, int], options: Mapping[str, Any] | None = None) -> None:
+    """The game's deck-building rules; DeckRejected listing every violation."""
+    violations = game.check_deck(cards, {**game.default_options, **(options or {})})
+    if violations:
+        raise DeckRejected(
+            f"the deck breaks {len(violations)} deck-building rule(s) of {game.name}",
+            violations=[{"rule": v.rule, "message": v.message, "card": v.card} for v in violations],
+        )
+
+
+def read_holdings(ctx: Context, owners_needs: Iterable[tuple[str, Mapping[str, int]]], game: str, pin: BlockRef) -> list[dict[str, int]]:
+    """For each (owner, required) pair, the owner's balances of those cards at `pin` — all in
+    ONE balanceOfBatch call."""
+    ids = token_ids(game)
+    pairs = list(owners_needs)
+    owners: list[str] = []
+    tokens: list[int] = []
+    for owner, required in pairs:
+        for card in required:
+            if card not in ids:
+                raise InvalidInput(f"card {card!r} is not in the {game} catalogue", field="cards")
+            owners.append(owner)
+            tokens.append(ids[card])
+    balances = ctx.chain.balances(owners, tokens, pin)
+    out: list[dict[str, int]] = []
+    i = 0
+    for _owner, required in pairs:
+        held = {}
+        for card in required:
+            held[card] = balances[i]
+            i += 1
+        out.append(held)
+    return out
+
+
+def register_deck(db: Session, ctx: Context, owner: str, game_name: str, cards: Mapping[str, Any]) -> DeckCommitment:
+    """Check and store a deck commitment for `owner` (see the module docstring for the order)."""
+    game = load_game(game_name)
+    deck = canonical_cards(cards)
+    check_rules(game, deck)
+    required = {c: n for c, n in game.required_tokens(deck).items() if n > 0}
+    pin = ctx.chain.head()
+    (held,) = read_holdings(ctx, [(owner, required)], game.name, pin)
+    committed = live_requirements(db, game, owner)
+    short = shortfalls(required, held, committed, token_ids(game.name))
+    if short:
+        raise NotOwned(
+            f"{owner} does not hold {len(short)} of the deck's cards free of other live matches at block {pin.number}",
+            cards=short,
+            block_number=pin.number,
+            block_hash=pin.hash,
+        )
+    row = DeckCommitment(
+        id=str(uuid.uuid4()),
+        owner=owner,
+        game=game.name,
+        ruleset_version=game.ruleset_version,
+        deck_hash=deck_hash(game.name, deck),
+        cards=deck,
+        required=required,
+        held=held,
+        block_number=pin.number,
+        block_hash=pin.hash,
+        created_at=utcnow(),
+    )
+    queries.add_deck(db, row)
+    return row
+
+
+def get_deck(db: Session, deck_id: str, owner: str | None = None) -> DeckCommitment:
+    """A deck commitment; NotFound, or Forbidden if `owner` is given and is not its owner."""
+    deck = queries.get_deck(db, deck_id)
+    if deck is None:
+        raise NotFound(f"no deck {deck_id!r}")
+    if owner is not None and deck.owner != owner:
+        raise Forbidden("this deck belongs to another wallet")
+    return deck

@@ -1,0 +1,136 @@
+"""Ending a match: build the transcript, sign the EIP-712 MatchResult with the operator's
+signer key, and store the result with its outbox row in the caller's transaction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eth_utils import keccak
+from sqlmodel import Session
+
+from engine.core.state import GameState
+from engine.core.transcript import CHECKPOINT_EVERY, Transcript
+from engine.core.version import ENGINE_VERSION
+from ledger import queries, signing
+from ledger.errors import Conflict, NotFound
+from ledger.models import Match, MatchResult, MatchSeat, utcnow
+from ledger.services.context import Context
+
+
+def seed_commitments(operator_commit: str, commit0: str, commit1: str) -> bytes:
+    """keccak256(abi.encode(operatorCommit, player0Commit, player1Commit))."""
+    return keccak(b"".join(bytes.fromhex(c.removeprefix("0x")) for c in (operator_commit, commit0, commit1)))
+
+
+def build_transcript(db: Session, match: Match, seats: list[MatchSeat], state: GameState) -> Transcript:
+    """The match's transcript (engine format) from its stored header, actions and checkpoints."""
+    assert match.seed is not None
+    return Transcript(
+        game=match.game,
+        engine_version=ENGINE_VERSION,
+        ruleset_version=match.ruleset_version,
+        catalogue_hash=match.catalogue_hash,
+        seed=int(match.seed, 16),
+        decks=[dict(seats[0].cards), dict(seats[1].cards)],
+        options=dict(match.options),
+        actions=queries.action_rows(db, match.id),
+        checkpoint_every=CHECKPOINT_EVERY,
+        checkpoints=list(match.checkpoints),
+        final_hash=state.state_hash(),
+        over=state.is_over,
+        winner=state.winner,
+    )
+
+
+def sign_and_store(
+    db: Session, ctx: Context, match: Match, seats: list[MatchSeat], state: GameState, winner_seat: int | None, reason: str
+) -> MatchResult:
+    """Sign the result of `match` and insert it with its outbox row (no commit)."""
+    if match.ownership_block is None or match.seed is None:
+        raise Conflict("the match never started; there is no result to sign")
+    transcript = build_transcript(db, match, seats, state)
+    transcript_json = transcript.to_json()
+    winner = seats[winner_seat].address if winner_seat is not None else signing.ZERO_ADDRESS
+    commits = [s.seed_commit for s in seats]
+    assert commits[0] is not None and commits[1] is not None
+    struct = signing.MatchResult(
+        match_id=match.id,
+        game=match.game,
+        ruleset_version=match.ruleset_version,
+        player0=seats[0].address,
+        player1=seats[1].address,
+        deck0=seats[0].deck_hash,
+        deck1=seats[1].deck_hash,
+        seed_commitments=seed_commitments(match.operator_commit, commits[0], commits[1]),
+        transcript_hash=keccak(transcript.canonical_bytes()),
+        final_state_hash=bytes.fromhex(transcript.final_hash or ""),
+        winner=winner,
+        ownership_block=match.ownership_block,
+    )
+    ledger_address = ctx.chain.addresses.match_ledger
+    key = ctx.settings.signer_key.get_secret_value()
+    digest = signing.result_digest(struct, ctx.chain_id, ledger_address)
+    signature = signing.sign_digest(key, digest)
+    message = struct.as_message()
+    row = MatchResult(
+        match_id=match.id,
+        chain_id=ctx.chain_id,
+        verifying_contract=ledger_address,
+        game=struct.game,
+        ruleset_version=struct.ruleset_version,
+        player0=struct.player0,
+        player1=struct.player1,
+        deck0=message["deck0"],
+        deck1=message["deck1"],
+        seed_commitments=message["seedCommitments"],
+        transcript_hash=message["transcriptHash"],
+        final_state_hash=message["finalStateHash"],
+        winner=struct.winner,
+        ownership_block=struct.ownership_block,
+        digest="0x" + digest.hex(),
+        signature="0x" + signature.hex(),
+        signer=ctx.signer.address,
+        end_reason=reason,
+        transcript=transcript_json,
+        created_at=utcnow(),
+    )
+    queries.add_result_with_outbox(db, row)
+    return row
+
+
+def struct_of(row: MatchResult) -> signing.MatchResult:
+    """The EIP-712 struct of a stored result."""
+    return signing.MatchResult(
+        match_id=row.match_id,
+        game=row.game,
+        ruleset_version=row.ruleset_version,
+        player0=row.player0,
+        player1=row.player1,
+        deck0=row.deck0,
+        deck1=row.deck1,
+        seed_commitments=row.seed_commitments,
+        transcript_hash=row.transcript_hash,
+        final_state_hash=row.final_state_hash,
+        winner=row.winner,
+        ownership_block=row.ownership_block,
+    )
+
+
+def typed_data(row: MatchResult) -> dict[str, Any]:
+    """The full EIP-712 typed data of a stored result (for eth_signTypedData_v4-style verifiers)."""
+    return signing.result_typed_data(struct_of(row), row.chain_id, row.verifying_contract)
+
+
+def get_result(db: Session, match_id: str) -> MatchResult:
+    """The signed result of a match; NotFound while it has none."""
+    row = queries.result_of(db, match_id)
+    if row is None:
+        if queries.get_match(db, match_id) is None:
+            raise NotFound(f"no match {match_id!r}")
+        raise NotFound(f"match {match_id} has no result yet", reason="no-result-yet")
+    return row
+
+
+def pending_results(db: Session, limit: int) -> list[tuple[int, MatchResult]]:
+    """For the anchoring worker: (outbox id, result) of results not yet in a batch, oldest first."""
+    return [(o.id or 0, r) for o, r in queries.pending_outbox(db, limit)]

@@ -1,0 +1,289 @@
+"""EIP-712 typed data for MetaLedger: signed match results (MatchLedger) and swap offers (CardExchange).
+
+Match results (domain ``MetaLedger`` / ``1`` / chain id / MatchLedger address)::
+
+    result = MatchResult(match_id=..., game="metax", ...)
+    sig = sign_result(signer_key, result, chain_id, ledger_address)
+    assert recover_result_signer(result, sig, chain_id, ledger_address) == signer_address
+    digest = result_digest(result, chain_id, ledger_address)   # the Merkle leaf value
+
+Offers (domain ``MetaLedger CardExchange`` / ``1`` / chain id / CardExchange address)::
+
+    offer = Offer(maker=..., given_ids=(...), given_amounts=(...), asked_ids=(...), ...)
+    sig = sign_offer(maker_key, offer, chain_id, exchange_address)
+    exchange.functions.fill(offer.as_tuple(), sig).transact(...)
+
+Digests are computed directly (abi-encoded struct hashes, as the contracts do), which is much
+faster than eth-account's generic typed-data encoder; ``*_typed_data`` give the full EIP-712
+JSON (for ``eth_signTypedData_v4`` wallets and for auditors), and tests check both agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from eth_abi import encode
+from eth_account import Account
+from eth_hash.auto import keccak
+from eth_utils import to_checksum_address
+
+ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
+
+RESULT_DOMAIN_NAME = "MetaLedger"
+OFFER_DOMAIN_NAME = "MetaLedger CardExchange"
+DOMAIN_VERSION = "1"
+
+_DOMAIN_FIELDS = [
+    {"name": "name", "type": "string"},
+    {"name": "version", "type": "string"},
+    {"name": "chainId", "type": "uint256"},
+    {"name": "verifyingContract", "type": "address"},
+]
+_DOMAIN_TYPEHASH = keccak(
+    b"EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
+)
+
+MATCH_RESULT_FIELDS: list[dict[str, str]] = [
+    {"name": "matchId", "type": "bytes32"},
+    {"name": "game", "type": "string"},
+    {"name": "rulesetVersion", "type": "string"},
+    {"name": "player0", "type": "address"},
+    {"name": "player1", "type": "address"},
+    {"name": "deck0", "type": "bytes32"},
+    {"name": "deck1", "type": "bytes32"},
+    {"name": "seedCommitments", "type": "bytes32"},
+    {"name": "transcriptHash", "type": "bytes32"},
+    {"name": "finalStateHash", "type": "bytes32"},
+    {"name": "winner", "type": "address"},
+    {"name": "ownershipBlock", "type": "uint64"},
+]
+OFFER_FIELDS: list[dict[str, str]] = [
+    {"name": "maker", "type": "address"},
+    {"name": "taker", "type": "address"},
+    {"name": "givenIds", "type": "uint256[]"},
+    {"name": "givenAmounts", "type": "uint256[]"},
+    {"name": "askedIds", "type": "uint256[]"},
+    {"name": "askedAmounts", "type": "uint256[]"},
+    {"name": "askedWei", "type": "uint256"},
+    {"name": "expiry", "type": "uint64"},
+    {"name": "nonce", "type": "uint256"},
+]
+
+
+def _type_string(name: str, fields: list[dict[str, str]]) -> bytes:
+    return f"{name}({','.join(f['type'] + ' ' + f['name'] for f in fields)})".encode()
+
+
+MATCH_RESULT_TYPEHASH = keccak(_type_string("MatchResult", MATCH_RESULT_FIELDS))
+OFFER_TYPEHASH = keccak(_type_string("Offer", OFFER_FIELDS))
+
+
+def _b32(value: bytes | str, field: str) -> bytes:
+    raw = bytes.fromhex(value.removeprefix("0x")) if isinstance(value, str) else bytes(value)
+    if len(raw) != 32:
+        raise ValueError(f"{field} must be 32 bytes, got {len(raw)}")
+    return raw
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """A match result as signed by the operator (EIP-712 struct `MatchResult`, DEVELOPERS.md).
+
+    bytes32 fields accept bytes or 0x-hex; addresses any case; `winner` is ZERO_ADDRESS for a draw.
+    """
+
+    match_id: bytes
+    game: str
+    ruleset_version: str
+    player0: str
+    player1: str
+    deck0: bytes
+    deck1: bytes
+    seed_commitments: bytes
+    transcript_hash: bytes
+    final_state_hash: bytes
+    winner: str
+    ownership_block: int
+
+    def __post_init__(self) -> None:
+        for name in ("match_id", "deck0", "deck1", "seed_commitments", "transcript_hash", "final_state_hash"):
+            object.__setattr__(self, name, _b32(getattr(self, name), name))
+        for name in ("player0", "player1", "winner"):
+            object.__setattr__(self, name, to_checksum_address(getattr(self, name)))
+        if not 0 <= self.ownership_block < 2**64:
+            raise ValueError("ownership_block must fit in uint64")
+
+    def as_tuple(self) -> tuple[Any, ...]:
+        """The struct as a tuple in field order (for web3 contract calls)."""
+        return (
+            self.match_id, self.game, self.ruleset_version, self.player0, self.player1, self.deck0,
+            self.deck1, self.seed_commitments, self.transcript_hash, self.final_state_hash,
+            self.winner, self.ownership_block,
+        )
+
+    def as_message(self) -> dict[str, Any]:
+        """The struct as an EIP-712 message dict (camelCase keys, 0x-hex bytes32)."""
+        values = self.as_tuple()
+        return {
+            f["name"]: ("0x" + v.hex() if isinstance(v, bytes) else v)
+            for f, v in zip(MATCH_RESULT_FIELDS, values, strict=True)
+        }
+
+    @classmethod
+    def from_message(cls, message: dict[str, Any]) -> MatchResult:
+        """Build from an EIP-712 message dict (the inverse of `as_message`)."""
+        return cls(*(message[f["name"]] for f in MATCH_RESULT_FIELDS))
+
+    def struct_hash(self) -> bytes:
+        """EIP-712 hashStruct(MatchResult)."""
+        return keccak(
+            encode(
+                ["bytes32", "bytes32", "bytes32", "bytes32", "address", "address", "bytes32", "bytes32",
+                 "bytes32", "bytes32", "bytes32", "address", "uint64"],
+                [MATCH_RESULT_TYPEHASH, self.match_id, keccak(self.game.encode()),
+                 keccak(self.ruleset_version.encode()), self.player0, self.player1, self.deck0,
+                 self.deck1, self.seed_commitments, self.transcript_hash, self.final_state_hash,
+                 self.winner, self.ownership_block],
+            )
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A CardExchange swap offer (EIP-712 struct `Offer`). `taker` ZERO_ADDRESS = anyone may fill."""
+
+    maker: str
+    given_ids: tuple[int, ...] = ()
+    given_amounts: tuple[int, ...] = ()
+    asked_ids: tuple[int, ...] = ()
+    asked_amounts: tuple[int, ...] = ()
+    asked_wei: int = 0
+    expiry: int = 2**63
+    nonce: int = 0
+    taker: str = ZERO_ADDRESS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "maker", to_checksum_address(self.maker))
+        object.__setattr__(self, "taker", to_checksum_address(self.taker))
+        for name in ("given_ids", "given_amounts", "asked_ids", "asked_amounts"):
+            object.__setattr__(self, name, tuple(int(x) for x in getattr(self, name)))
+
+    def as_tuple(self) -> tuple[Any, ...]:
+        """The struct as a tuple in Solidity field order (for `CardExchange.fill`)."""
+        return (
+            self.maker, self.taker, list(self.given_ids), list(self.given_amounts), list(self.asked_ids),
+            list(self.asked_amounts), self.asked_wei, self.expiry, self.nonce,
+        )
+
+    def as_message(self) -> dict[str, Any]:
+        """The struct as an EIP-712 message dict."""
+        return dict(zip((f["name"] for f in OFFER_FIELDS), self.as_tuple(), strict=True))
+
+    def struct_hash(self) -> bytes:
+        """EIP-712 hashStruct(Offer)."""
+
+        def packed(xs: tuple[int, ...]) -> bytes:
+            return keccak(b"".join(x.to_bytes(32, "big") for x in xs))
+
+        return keccak(
+            encode(
+                ["bytes32", "address", "address", "bytes32", "bytes32", "bytes32", "bytes32", "uint256",
+                 "uint64", "uint256"],
+                [OFFER_TYPEHASH, self.maker, self.taker, packed(self.given_ids), packed(self.given_amounts),
+                 packed(self.asked_ids), packed(self.asked_amounts), self.asked_wei, self.expiry, self.nonce],
+            )
+        )
+
+
+def domain(name: str, chain_id: int, verifying_contract: str) -> dict[str, Any]:
+    """An EIP-712 domain dict."""
+    return {
+        "name": name,
+        "version": DOMAIN_VERSION,
+        "chainId": chain_id,
+        "verifyingContract": to_checksum_address(verifying_contract),
+    }
+
+
+def domain_separator(name: str, chain_id: int, verifying_contract: str) -> bytes:
+    """EIP-712 domain separator (what OpenZeppelin EIP712 computes)."""
+    return keccak(
+        encode(
+            ["bytes32", "bytes32", "bytes32", "uint256", "address"],
+            [_DOMAIN_TYPEHASH, keccak(name.encode()), keccak(DOMAIN_VERSION.encode()), chain_id,
+             to_checksum_address(verifying_contract)],
+        )
+    )
+
+
+def _digest(separator: bytes, struct_hash: bytes) -> bytes:
+    return keccak(b"\x19\x01" + separator + struct_hash)
+
+
+# ----------------------------------------------------------------------------- match results
+
+
+def result_typed_data(result: MatchResult, chain_id: int, ledger_address: str) -> dict[str, Any]:
+    """The full EIP-712 typed data of a result (eth_signTypedData_v4 / bundle format)."""
+    return {
+        "types": {"EIP712Domain": _DOMAIN_FIELDS, "MatchResult": MATCH_RESULT_FIELDS},
+        "primaryType": "MatchResult",
+        "domain": domain(RESULT_DOMAIN_NAME, chain_id, ledger_address),
+        "message": result.as_message(),
+    }
+
+
+def result_digest(result: MatchResult, chain_id: int, ledger_address: str) -> bytes:
+    """The EIP-712 digest of a result: what is signed, and the Merkle leaf value."""
+    return _digest(domain_separator(RESULT_DOMAIN_NAME, chain_id, ledger_address), result.struct_hash())
+
+
+def sign_digest(private_key: str | bytes, digest: bytes) -> bytes:
+    """A 65-byte r||s||v ECDSA signature of a 32-byte digest."""
+    signed = Account.unsafe_sign_hash(digest, private_key)
+    return bytes(signed.signature)
+
+
+def recover_digest_signer(digest: bytes, signature: bytes | str) -> str:
+    """The checksummed address that produced `signature` over `digest`."""
+    sig = bytes.fromhex(signature.removeprefix("0x")) if isinstance(signature, str) else bytes(signature)
+    return str(Account._recover_hash(digest, signature=sig))
+
+
+def sign_result(private_key: str | bytes, result: MatchResult, chain_id: int, ledger_address: str) -> bytes:
+    """Sign a result (EIP-712) with `private_key`; returns the 65-byte signature."""
+    return sign_digest(private_key, result_digest(result, chain_id, ledger_address))
+
+
+def recover_result_signer(result: MatchResult, signature: bytes | str, chain_id: int, ledger_address: str) -> str:
+    """The address that signed `result` (compare with the MatchLedger signer registry)."""
+    return recover_digest_signer(result_digest(result, chain_id, ledger_address), signature)
+
+
+# ----------------------------------------------------------------------------- offers
+
+
+def offer_typed_data(offer: Offer, chain_id: int, exchange_address: str) -> dict[str, Any]:
+    """The full EIP-712 typed data of an offer (for wallets)."""
+    return {
+        "types": {"EIP712Domain": _DOMAIN_FIELDS, "Offer": OFFER_FIELDS},
+        "primaryType": "Offer",
+        "domain": domain(OFFER_DOMAIN_NAME, chain_id, exchange_address),
+        "message": offer.as_message(),
+    }
+
+
+def offer_digest(offer: Offer, chain_id: int, exchange_address: str) -> bytes:
+    """The EIP-712 digest of an offer (CardExchange.offerDigest)."""
+    return _digest(domain_separator(OFFER_DOMAIN_NAME, chain_id, exchange_address), offer.struct_hash())
+
+
+def sign_offer(private_key: str | bytes, offer: Offer, chain_id: int, exchange_address: str) -> bytes:
+    """Sign an offer (EIP-712) with the maker's key; returns the 65-byte signature."""
+    return sign_digest(private_key, offer_digest(offer, chain_id, exchange_address))
+
+
+def recover_offer_signer(offer: Offer, signature: bytes | str, chain_id: int, exchange_address: str) -> str:
+    """The address that signed `offer`."""
+    return recover_digest_signer(offer_digest(offer, chain_id, exchange_address), signature)
