@@ -24,8 +24,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from eth_account import Account
-from sqlalchemy import Engine, func, insert, select, text, update
-from sqlmodel import Session
+from sqlalchemy import Engine, delete, func, insert, select, text, update
+from sqlmodel import Session, col
 
 from ledger import merkle
 from ledger.db import session_scope
@@ -46,7 +46,9 @@ log = logging.getLogger(__name__)
 
 #: gas limit of one anchor() call (measured ~50k; the margin covers cold storage on any chain)
 ANCHOR_GAS = 120_000
-_LOCK_KEY = 0x4D4C_414E_4348  # "MLANCH": PostgreSQL advisory lock of the anchoring critical sections
+_LOCK_KEY = (
+    0x4D4C_414E_4348  # "MLANCH": PostgreSQL advisory lock of the anchoring critical sections
+)
 
 UNFINISHED = (BatchStatus.CLOSED, BatchStatus.SIGNED, BatchStatus.MINED)
 
@@ -63,6 +65,8 @@ class AnchorConfig:
     #: how long one pass waits for a receipt before returning (the next pass goes on)
     receipt_wait_seconds: float = 30.0
     poll_seconds: float = 0.05
+    #: one pass stops closing new batches after this long (the next tick goes on)
+    max_pass_seconds: float = 30.0
 
     @classmethod
     def from_settings(cls) -> AnchorConfig:
@@ -99,8 +103,15 @@ class PassReport:
 class Anchorer:
     """Anchors the outbox's results on one MatchLedger with one anchorer key."""
 
-    def __init__(self, engine: Engine, rpc: Rpc, ledger_address: str, anchorer_key: str,
-                 config: AnchorConfig | None = None, chain_id: int | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        rpc: Rpc,
+        ledger_address: str,
+        anchorer_key: str,
+        config: AnchorConfig | None = None,
+        chain_id: int | None = None,
+    ) -> None:
         self.engine = engine
         self.rpc = rpc
         self.ledger = MatchLedgerClient(rpc, ledger_address)
@@ -121,17 +132,22 @@ class Anchorer:
         """One pass: close due batches, move unfinished batches forward, re-check recent ones."""
         report = PassReport()
         self.recheck(report)
-        while True:
-            batch_id = self.close_batch(force=force)
-            if batch_id is None:
+        deadline = time.monotonic() + self.config.max_pass_seconds
+        while True:  # keep going while results keep arriving, so throughput doesn't wait for ticks
+            closed = 0
+            while (batch_id := self.close_batch(force=force)) is not None:
+                report.closed.append(batch_id)
+                closed += 1
+            self.advance(report)
+            if not closed or time.monotonic() > deadline:
                 break
-            report.closed.append(batch_id)
-        self.advance(report)
         with session_scope(self.engine) as session:
             report.pending_results = pending_count(session)
-            report.unfinished_batches = int(session.execute(
-                select(func.count()).select_from(Batch).where(Batch.status.in_(UNFINISHED))  # type: ignore[attr-defined]
-            ).scalar_one())
+            report.unfinished_batches = int(
+                session.execute(
+                    select(func.count()).select_from(Batch).where(col(Batch.status).in_(UNFINISHED))
+                ).scalar_one()
+            )
         return report
 
     def run_until_idle(self, force: bool = True, timeout: float = 300.0) -> PassReport:
@@ -147,7 +163,9 @@ class Anchorer:
             if report.pending_results == 0 and report.unfinished_batches == 0:
                 return total
             if time.monotonic() > deadline:
-                raise ChainError(f"anchoring did not finish within {timeout:.0f} s: {report.as_dict()}")
+                raise ChainError(
+                    f"anchoring did not finish within {timeout:.0f} s: {report.as_dict()}"
+                )
             if not (report.closed or report.confirmed or report.signed):
                 time.sleep(self.config.poll_seconds)
 
@@ -159,25 +177,38 @@ class Anchorer:
         with session_scope(self.engine) as session:
             _lock(session)
             rows = session.execute(
-                select(OutboxEntry.id, OutboxEntry.result_id, OutboxEntry.created_at, MatchResult.digest)
-                .join(MatchResult, MatchResult.id == OutboxEntry.result_id)  # type: ignore[arg-type]
-                .where(OutboxEntry.batch_id.is_(None))  # type: ignore[union-attr]
-                .order_by(OutboxEntry.id)  # type: ignore[arg-type]
+                select(
+                    col(OutboxEntry.id),
+                    col(OutboxEntry.result_id),
+                    col(OutboxEntry.created_at),
+                    col(MatchResult.digest),
+                )
+                .join(MatchResult, col(MatchResult.id) == col(OutboxEntry.result_id))
+                .where(col(OutboxEntry.batch_id).is_(None))
+                .order_by(col(OutboxEntry.id))
                 .limit(limit)
             ).all()
             if not rows:
                 return None
             oldest = min(_aware(row[2]) for row in rows)
             now = _aware(now or utcnow())
-            due = force or len(rows) >= limit or oldest <= now - timedelta(seconds=self.config.batch_max_seconds)
+            due = (
+                force
+                or len(rows) >= limit
+                or oldest <= now - timedelta(seconds=self.config.batch_max_seconds)
+            )
             if not due:
                 return None
             batch_id, prev = self._next_batch(session)
             tree = merkle.build([row[3] for row in rows])
             count = len(rows)
             batch = Batch(
-                id=batch_id, chain_id=self.chain_id, ledger_address=self.ledger.address,
-                root=hx(tree.root), count=count, prev_batch_hash=hx(prev),
+                id=batch_id,
+                chain_id=self.chain_id,
+                ledger_address=self.ledger.address,
+                root=hx(tree.root),
+                count=count,
+                prev_batch_hash=hx(prev),
                 batch_hash=hx(batch_hash(prev, batch_id, tree.root, count)),
                 status=BatchStatus.CLOSED,
             )
@@ -185,17 +216,24 @@ class Anchorer:
             session.flush()
             claimed = session.execute(
                 update(OutboxEntry)
-                .where(OutboxEntry.id.in_([row[0] for row in rows]))  # type: ignore[union-attr]
-                .where(OutboxEntry.batch_id.is_(None))  # type: ignore[union-attr]
+                .where(col(OutboxEntry.id).in_([row[0] for row in rows]))
+                .where(col(OutboxEntry.batch_id).is_(None))
                 .values(batch_id=batch_id)
             ).rowcount  # type: ignore[attr-defined]
             if claimed != count:
-                raise ChainError(f"batch {batch_id}: {count - claimed} results were claimed concurrently")
+                raise ChainError(
+                    f"batch {batch_id}: {count - claimed} results were claimed concurrently"
+                )
             session.execute(
                 insert(ResultProof),
                 [
-                    {"result_id": row[1], "batch_id": batch_id, "digest": row[3],
-                     "tree_index": tree.tree_index[i], "proof": [hx(p) for p in tree.proof(i)]}
+                    {
+                        "result_id": row[1],
+                        "batch_id": batch_id,
+                        "digest": row[3],
+                        "tree_index": tree.tree_index[i],
+                        "proof": [hx(p) for p in tree.proof(i)],
+                    }
                     for i, row in enumerate(rows)
                 ],
             )
@@ -203,7 +241,7 @@ class Anchorer:
         return batch_id
 
     def _next_batch(self, session: Session) -> tuple[int, bytes]:
-        last = session.scalars(select(Batch).order_by(Batch.id.desc()).limit(1)).first()  # type: ignore[attr-defined]
+        last = session.scalars(select(Batch).order_by(col(Batch.id).desc()).limit(1)).first()
         if last is not None:
             return last.id + 1, hexb(last.batch_hash)
         # first batch of this database: continue the chain where it is (zero on a fresh ledger)
@@ -217,7 +255,10 @@ class Anchorer:
         while True:
             with session_scope(self.engine) as session:
                 batch = session.scalars(
-                    select(Batch).where(Batch.status.in_(UNFINISHED)).order_by(Batch.id).limit(1)  # type: ignore[attr-defined]
+                    select(Batch)
+                    .where(col(Batch.status).in_(UNFINISHED))
+                    .order_by(col(Batch.id))
+                    .limit(1)
                 ).first()
             if batch is None:
                 return
@@ -232,7 +273,9 @@ class Anchorer:
 
     def _sign_and_send(self, batch: Batch, report: PassReport) -> bool:
         root, prev = hexb(batch.root), hexb(batch.prev_batch_hash)
-        problem = self.ledger.simulate_anchor(self.account.address, batch.id, root, batch.count, prev)
+        problem = self.ledger.simulate_anchor(
+            self.account.address, batch.id, root, batch.count, prev
+        )
         if problem == "BatchAlreadyAnchored":
             return self._adopt_or_supersede(batch, report)
         if problem is not None:
@@ -241,9 +284,18 @@ class Anchorer:
         raw, tx_hash = self._sign(batch, nonce)
         with session_scope(self.engine) as session:
             claimed = session.execute(
-                update(Batch).where(Batch.id == batch.id).where(Batch.status == BatchStatus.CLOSED)  # type: ignore[arg-type]
-                .values(status=BatchStatus.SIGNED, anchorer=self.account.address, nonce=nonce,
-                        raw_tx=raw, tx_hash=tx_hash, attempts=Batch.attempts + 1, signed_at=utcnow())
+                update(Batch)
+                .where(col(Batch.id) == batch.id)
+                .where(col(Batch.status) == BatchStatus.CLOSED)
+                .values(
+                    status=BatchStatus.SIGNED,
+                    anchorer=self.account.address,
+                    nonce=nonce,
+                    raw_tx=raw,
+                    tx_hash=tx_hash,
+                    attempts=col(Batch.attempts) + 1,
+                    signed_at=utcnow(),
+                )
             ).rowcount  # type: ignore[attr-defined]
         if not claimed:  # another worker signed it first: follow theirs
             return True
@@ -255,9 +307,17 @@ class Anchorer:
         base_fee = int((self.rpc.block("latest") or {}).get("baseFeePerGas", "0x0"), 16)
         tip = int(self.rpc.call("eth_maxPriorityFeePerGas"), 16)
         tx = {
-            "type": 2, "chainId": self.chain_id, "nonce": nonce, "to": self.ledger.address,
-            "data": anchor_calldata(batch.id, hexb(batch.root), batch.count, hexb(batch.prev_batch_hash)),
-            "gas": ANCHOR_GAS, "maxPriorityFeePerGas": tip, "maxFeePerGas": 2 * base_fee + tip, "value": 0,
+            "type": 2,
+            "chainId": self.chain_id,
+            "nonce": nonce,
+            "to": self.ledger.address,
+            "data": anchor_calldata(
+                batch.id, hexb(batch.root), batch.count, hexb(batch.prev_batch_hash)
+            ),
+            "gas": ANCHOR_GAS,
+            "maxPriorityFeePerGas": tip,
+            "maxFeePerGas": 2 * base_fee + tip,
+            "value": 0,
         }
         signed = self.account.sign_transaction(tx)
         return hx(bytes(signed.raw_transaction)), hx(bytes(signed.hash))
@@ -296,12 +356,20 @@ class Anchorer:
         """Batch id taken on-chain: ours (an earlier transaction landed) or someone else's root."""
         events = self.ledger.anchored_batches(batch_id=batch.id)
         event = events[-1] if events else None
-        if event is not None and hx(event.root) == batch.root and hx(event.batch_hash) == batch.batch_hash:
+        if (
+            event is not None
+            and hx(event.root) == batch.root
+            and hx(event.batch_hash) == batch.batch_hash
+        ):
             with session_scope(self.engine) as session:
                 row = session.get(Batch, batch.id)
                 assert row is not None
                 row.status = BatchStatus.MINED
-                row.block_number, row.block_hash, row.tx_hash = event.block_number, event.block_hash, event.tx_hash
+                row.block_number, row.block_hash, row.tx_hash = (
+                    event.block_number,
+                    event.block_hash,
+                    event.tx_hash,
+                )
             log.info("batch %s was already anchored by %s", batch.id, event.tx_hash)
             return True
         self._supersede(batch.id, report)
@@ -311,10 +379,12 @@ class Anchorer:
         """Drop this batch and every later unconfirmed one; their results go back to the outbox."""
         with session_scope(self.engine) as session:
             _lock(session)
-            ids = list(session.scalars(select(Batch.id).where(Batch.id >= batch_id)))  # type: ignore[arg-type]
-            session.execute(update(OutboxEntry).where(OutboxEntry.batch_id.in_(ids)).values(batch_id=None))  # type: ignore[union-attr]
-            session.execute(ResultProof.__table__.delete().where(ResultProof.batch_id.in_(ids)))  # type: ignore[attr-defined]
-            session.execute(Batch.__table__.delete().where(Batch.id.in_(ids)))  # type: ignore[attr-defined]
+            ids = list(session.scalars(select(col(Batch.id)).where(col(Batch.id) >= batch_id)))
+            session.execute(
+                update(OutboxEntry).where(col(OutboxEntry.batch_id).in_(ids)).values(batch_id=None)
+            )
+            session.execute(delete(ResultProof).where(col(ResultProof.batch_id).in_(ids)))
+            session.execute(delete(Batch).where(col(Batch.id).in_(ids)))
         log.warning("batches %s superseded on-chain by another root; results re-queued", ids)
         report.superseded.extend(ids)
 
@@ -330,10 +400,14 @@ class Anchorer:
                 return self._adopt_or_supersede(batch, report)
             with session_scope(self.engine) as session:
                 session.execute(
-                    update(Batch).where(Batch.id == batch.id).where(Batch.tx_hash == batch.tx_hash)  # type: ignore[arg-type]
+                    update(Batch)
+                    .where(col(Batch.id) == batch.id)
+                    .where(col(Batch.tx_hash) == batch.tx_hash)
                     .values(status=BatchStatus.CLOSED)
                 )
-            log.warning("anchor tx %s of batch %s was replaced; signing a new one", batch.tx_hash, batch.id)
+            log.warning(
+                "anchor tx %s of batch %s was replaced; signing a new one", batch.tx_hash, batch.id
+            )
             return True
         self.rpc.send_raw(batch.raw_tx)
         report.rebroadcast.append(batch.id)
@@ -349,8 +423,10 @@ class Anchorer:
             return False
         with session_scope(self.engine) as session:
             done = session.execute(
-                update(Batch).where(Batch.id == batch.id).where(Batch.status == BatchStatus.MINED)  # type: ignore[arg-type]
-                .where(Batch.block_hash == batch.block_hash)  # type: ignore[arg-type]
+                update(Batch)
+                .where(col(Batch.id) == batch.id)
+                .where(col(Batch.status) == BatchStatus.MINED)
+                .where(col(Batch.block_hash) == batch.block_hash)
                 .values(status=BatchStatus.CONFIRMED, confirmed_at=utcnow())
             ).rowcount  # type: ignore[attr-defined]
         if done:
@@ -382,16 +458,22 @@ class Anchorer:
         """Re-check confirmed batches in the last K blocks against the canonical chain."""
         head = self.rpc.block_number()
         with session_scope(self.engine) as session:
-            recent = list(session.scalars(
-                select(Batch).where(Batch.status == BatchStatus.CONFIRMED)
-                .where(Batch.block_number >= head - self.config.recheck_depth)  # type: ignore[operator]
-                .order_by(Batch.id)  # type: ignore[arg-type]
-            ))
+            recent = list(
+                session.scalars(
+                    select(Batch)
+                    .where(col(Batch.status) == BatchStatus.CONFIRMED)
+                    .where(col(Batch.block_number) >= head - self.config.recheck_depth)
+                    .order_by(col(Batch.id))
+                )
+            )
             # a reorg may also have cut the chain below the recorded block
-            beyond = list(session.scalars(
-                select(Batch).where(Batch.status.in_((BatchStatus.CONFIRMED, BatchStatus.MINED)))  # type: ignore[attr-defined]
-                .where(Batch.block_number > head)  # type: ignore[operator]
-            ))
+            beyond = list(
+                session.scalars(
+                    select(Batch)
+                    .where(col(Batch.status).in_((BatchStatus.CONFIRMED, BatchStatus.MINED)))
+                    .where(col(Batch.block_number) > head)
+                )
+            )
         seen = {b.id for b in recent}
         for batch in recent + [b for b in beyond if b.id not in seen]:
             assert batch.block_number is not None
@@ -412,9 +494,11 @@ def _lock(session: Session) -> None:
 
 def pending_count(session: Session) -> int:
     """Results in the outbox not yet in a batch."""
-    return int(session.execute(
-        select(func.count()).select_from(OutboxEntry).where(OutboxEntry.batch_id.is_(None))  # type: ignore[union-attr]
-    ).scalar_one())
+    return int(
+        session.execute(
+            select(func.count()).select_from(OutboxEntry).where(col(OutboxEntry.batch_id).is_(None))
+        ).scalar_one()
+    )
 
 
 def from_settings(engine: Engine | None = None) -> Anchorer:
@@ -433,8 +517,10 @@ def from_settings(engine: Engine | None = None) -> Anchorer:
         )
     settings.check_keys_for_chain(chain_id)
     return Anchorer(
-        engine or get_engine(), rpc, addresses.match_ledger,
-        settings.anchorer_key.get_secret_value(), AnchorConfig.from_settings(), chain_id,
+        engine or get_engine(),
+        rpc,
+        addresses.match_ledger,
+        settings.anchorer_key.get_secret_value(),
+        AnchorConfig.from_settings(),
+        chain_id,
     )
-
-

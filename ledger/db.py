@@ -21,7 +21,9 @@ _LOCK = threading.Lock()
 
 def normalise_url(url: str) -> str:
     """Map plain `postgresql://` / `postgres://` URLs onto the psycopg 3 driver."""
-    parsed = make_url(url.replace("postgres://", "postgresql://", 1) if url.startswith("postgres://") else url)
+    parsed = make_url(
+        url.replace("postgres://", "postgresql://", 1) if url.startswith("postgres://") else url
+    )
     if parsed.drivername in ("postgresql", "postgresql+psycopg2"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     return parsed.render_as_string(hide_password=False)
@@ -36,10 +38,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def _sqlite_begin_immediate(conn: Any) -> None:
-    # Take SQLite's write lock at BEGIN so read-then-write transactions serialise instead of
-    # failing with "database is locked" on lock upgrade.
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+def _sqlite_begin(conn: Any) -> None:
+    # Writing transactions take SQLite's write lock at BEGIN (IMMEDIATE), so read-then-write
+    # transactions serialise instead of failing on lock upgrade; readers stay DEFERRED.
+    mode = "IMMEDIATE" if conn.get_execution_options().get("metaledger_write") else "DEFERRED"
+    conn.exec_driver_sql(f"BEGIN {mode}")
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
@@ -50,7 +53,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         connect_args = {"check_same_thread": False, "timeout": 10, "isolation_level": None}
         engine = create_engine(url, connect_args=connect_args, **kwargs)
         event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", _sqlite_begin_immediate)
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
     kwargs.setdefault("pool_pre_ping", True)
     if kwargs.get("poolclass") is not NullPool:
@@ -88,9 +91,11 @@ def create_all(engine: Engine) -> None:
 
 
 @contextmanager
-def session_scope(engine: Engine) -> Iterator[Session]:
-    """A session that commits on success and rolls back on error."""
-    session = Session(engine, expire_on_commit=False)
+def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
+    """A session that commits on success and rolls back on error (`write`: takes SQLite's
+    write lock at BEGIN; read-only work should pass write=False)."""
+    bind = engine.execution_options(metaledger_write=True) if write else engine
+    session = Session(bind, expire_on_commit=False)
     try:
         yield session
         session.commit()
@@ -114,3 +119,10 @@ def ping(engine: Engine) -> bool:
         return True
     except Exception:
         return False
+
+
+def upgrade_database(url: str | None = None, revision: str = "head") -> None:
+    """Bring the database at `url` (default: settings) up to `revision` with Alembic."""
+    from ledger.migrations import upgrade
+
+    upgrade(url, revision)

@@ -96,7 +96,7 @@ class _Sender:
     def __init__(self, w3: Web3, private_key: str) -> None:
         self.w3 = w3
         self.account = Account.from_key(private_key)
-        self.nonce = w3.eth.get_transaction_count(self.account.address, "pending")
+        self.nonce: int = int(w3.eth.get_transaction_count(self.account.address, "pending"))
         self.chain_id = w3.eth.chain_id
 
     def send(self, tx: dict[str, Any]) -> bytes:
@@ -122,7 +122,7 @@ class _Sender:
 
 def _deploy(sender: _Sender, name: str, *args: Any) -> tuple[str, TxReceipt]:
     artifact = load_artifact(name)
-    factory = sender.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)  # type: ignore[call-overload]
+    factory = sender.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
     data = factory.constructor(*args).data_in_transaction
     receipt = sender.wait(sender.send({"data": data}), f"deploying {name}")
     address = receipt["contractAddress"]
@@ -153,8 +153,20 @@ def deploy_all(
         match_ledger = w3.eth.contract(address=ledger, abi=load_artifact("MatchLedger").abi)  # type: ignore[call-overload]
         role = match_ledger.functions.ANCHORER_ROLE().call()
         hashes = [
-            sender.send({"to": ledger, "data": match_ledger.encode_abi("grantRole", [role, to_checksum_address(anchorer)])}),
-            sender.send({"to": ledger, "data": match_ledger.encode_abi("addSigner", [to_checksum_address(signer)])}),
+            sender.send(
+                {
+                    "to": ledger,
+                    "data": match_ledger.encode_abi(
+                        "grantRole", [role, to_checksum_address(anchorer)]
+                    ),
+                }
+            ),
+            sender.send(
+                {
+                    "to": ledger,
+                    "data": match_ledger.encode_abi("addSigner", [to_checksum_address(signer)]),
+                }
+            ),
         ]
         for tx_hash in hashes:
             sender.wait(tx_hash, "configuring MatchLedger")

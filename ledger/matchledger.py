@@ -45,7 +45,9 @@ KNOWN_ERRORS = {
     selector("BatchOutOfOrder(uint64)"): "BatchOutOfOrder",
     selector("PrevBatchHashMismatch(bytes32,bytes32)"): "PrevBatchHashMismatch",
     selector("EmptyBatch(uint64)"): "EmptyBatch",
-    selector("AccessControlUnauthorizedAccount(address,bytes32)"): "AccessControlUnauthorizedAccount",
+    selector(
+        "AccessControlUnauthorizedAccount(address,bytes32)"
+    ): "AccessControlUnauthorizedAccount",
 }
 
 BATCH_ANCHORED = topic("BatchAnchored(uint64,bytes32,uint32,bytes32,bytes32)")
@@ -57,12 +59,16 @@ ZERO32 = b"\x00" * 32
 
 def batch_hash(prev_batch_hash: bytes, batch_id: int, root: bytes, count: int) -> bytes:
     """keccak256(abi.encode(prevBatchHash, batchId, root, count)) as MatchLedger computes it."""
-    return keccak(encode(["bytes32", "uint64", "bytes32", "uint32"], [prev_batch_hash, batch_id, root, count]))
+    return keccak(
+        encode(["bytes32", "uint64", "bytes32", "uint32"], [prev_batch_hash, batch_id, root, count])
+    )
 
 
 def anchor_calldata(batch_id: int, root: bytes, count: int, prev_batch_hash: bytes) -> bytes:
     """Calldata of MatchLedger.anchor(batchId, root, count, prevBatchHash)."""
-    return ANCHOR + encode(["uint64", "bytes32", "uint32", "bytes32"], [batch_id, root, count, prev_batch_hash])
+    return ANCHOR + encode(
+        ["uint64", "bytes32", "uint32", "bytes32"], [batch_id, root, count, prev_batch_hash]
+    )
 
 
 def hexb(value: str) -> bytes:
@@ -110,18 +116,26 @@ class Rpc:
     def call(self, method: str, *params: Any) -> Any:
         """One JSON-RPC call; ServiceUnavailable if the node can't be reached, RpcError if it refuses."""
         self._id += 1
-        body = json.dumps({"jsonrpc": "2.0", "id": self._id, "method": method, "params": list(params)})
-        request = urllib.request.Request(self.url, body.encode(), {"Content-Type": "application/json"})
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": self._id, "method": method, "params": list(params)}
+        )
+        request = urllib.request.Request(
+            self.url, body.encode(), {"Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 reply = json.loads(response.read())
         except (urllib.error.URLError, OSError, ValueError) as exc:
-            raise ServiceUnavailable(f"chain at {self.url} does not answer {method}: {exc}") from exc
+            raise ServiceUnavailable(
+                f"chain at {self.url} does not answer {method}: {exc}"
+            ) from exc
         if "error" in reply:
             raise RpcError(method, reply["error"])
         return reply["result"]
 
-    def eth_call(self, to: str, data: bytes, block: int | str = "latest", sender: str | None = None) -> bytes:
+    def eth_call(
+        self, to: str, data: bytes, block: int | str = "latest", sender: str | None = None
+    ) -> bytes:
         """eth_call at `block` (a number or a tag); returns the raw return data."""
         tx: dict[str, str] = {"to": to, "data": hx(data)}
         if sender:
@@ -162,7 +176,9 @@ class Rpc:
         """The account's transaction count at `block` ("latest" or "pending")."""
         return int(self.call("eth_getTransactionCount", address, block), 16)
 
-    def logs(self, address: str, topics: list[Any], from_block: int, to_block: int | str) -> list[dict[str, Any]]:
+    def logs(
+        self, address: str, topics: list[Any], from_block: int, to_block: int | str
+    ) -> list[dict[str, Any]]:
         """eth_getLogs for one contract."""
         params = {
             "address": address,
@@ -222,7 +238,9 @@ class MatchLedgerClient:
 
     def batch_root(self, batch_id: int, block: int | str = "latest") -> bytes:
         """The root anchored for `batch_id` (zero bytes if none)."""
-        return bytes(self.rpc.eth_call(self.address, BATCH_ROOT + encode(["uint64"], [batch_id]), block)[:32])
+        return bytes(
+            self.rpc.eth_call(self.address, BATCH_ROOT + encode(["uint64"], [batch_id]), block)[:32]
+        )
 
     def head_batch_hash(self, block: int | str = "latest") -> bytes:
         """The hash of the latest anchored batch (zero before batch 1)."""
@@ -234,7 +252,9 @@ class MatchLedgerClient:
 
     def was_signer_at(self, signer: str, block_number: int) -> bool:
         """Whether `signer` was an authorised result signer at the end of `block_number`."""
-        data = WAS_SIGNER_AT + encode(["address", "uint48"], [to_checksum_address(signer), block_number])
+        data = WAS_SIGNER_AT + encode(
+            ["address", "uint48"], [to_checksum_address(signer), block_number]
+        )
         return bool(decode(["bool"], self.rpc.eth_call(self.address, data))[0])
 
     def verify_result(self, batch_id: int, digest: bytes, proof: list[bytes]) -> bool:
@@ -248,30 +268,47 @@ class MatchLedgerClient:
         _fields, name, version, chain_id, contract, _salt, _ext = decode(
             ["bytes1", "string", "string", "uint256", "address", "bytes32", "uint256[]"], raw
         )
-        return {"name": name, "version": version, "chainId": int(chain_id),
-                "verifyingContract": to_checksum_address(contract)}
+        return {
+            "name": name,
+            "version": version,
+            "chainId": int(chain_id),
+            "verifyingContract": to_checksum_address(contract),
+        }
 
-    def anchored_batches(self, from_block: int = 0, to_block: int | str = "latest",
-                         batch_id: int | None = None) -> list[AnchoredBatch]:
+    def anchored_batches(
+        self, from_block: int = 0, to_block: int | str = "latest", batch_id: int | None = None
+    ) -> list[AnchoredBatch]:
         """BatchAnchored events (optionally of one batch id), in chain order."""
         topics: list[Any] = [BATCH_ANCHORED]
         if batch_id is not None:
             topics.append(hx(encode(["uint64"], [batch_id])))
-        return [decode_batch_anchored(log) for log in self.rpc.logs(self.address, topics, from_block, to_block)
-                if not log.get("removed")]
+        return [
+            decode_batch_anchored(log)
+            for log in self.rpc.logs(self.address, topics, from_block, to_block)
+            if not log.get("removed")
+        ]
 
-    def simulate_anchor(self, sender: str, batch_id: int, root: bytes, count: int, prev: bytes) -> str | None:
+    def simulate_anchor(
+        self, sender: str, batch_id: int, root: bytes, count: int, prev: bytes
+    ) -> str | None:
         """Dry-run anchor(): None if it would succeed, else the custom error's name."""
         try:
-            self.rpc.eth_call(self.address, anchor_calldata(batch_id, root, count, prev), "latest", sender)
+            self.rpc.eth_call(
+                self.address, anchor_calldata(batch_id, root, count, prev), "latest", sender
+            )
         except RpcError as exc:
             return exc.revert_name or str(exc)
         return None
 
 
-def balance_of_batch(rpc: Rpc, token: str, owners: list[str], ids: list[int], block: int) -> list[int]:
+def balance_of_batch(
+    rpc: Rpc, token: str, owners: list[str], ids: list[int], block: int
+) -> list[int]:
     """CardToken.balanceOfBatch(owners, ids) at `block` (one eth_call)."""
     data = BALANCE_OF_BATCH + encode(
         ["address[]", "uint256[]"], [[to_checksum_address(o) for o in owners], ids]
     )
-    return [int(v) for v in decode(["uint256[]"], rpc.eth_call(to_checksum_address(token), data, block))[0]]
+    return [
+        int(v)
+        for v in decode(["uint256[]"], rpc.eth_call(to_checksum_address(token), data, block))[0]
+    ]

@@ -46,7 +46,11 @@ def upsert_wallet(db: Session, address: str, *, is_contract: bool, now: datetime
 
 def lock_wallet(db: Session, address: str) -> None:
     """Serialise this transaction with every other one committing `address`'s copies."""
-    db.execute(update(Wallet).where(col(Wallet.address) == address).values(lock_version=Wallet.lock_version + 1))
+    db.execute(
+        update(Wallet)
+        .where(col(Wallet.address) == address)
+        .values(lock_version=Wallet.lock_version + 1)
+    )
 
 
 def add_nonce(db: Session, nonce: str, *, now: datetime, expires_at: datetime) -> SigninNonce:
@@ -61,7 +65,11 @@ def consume_nonce(db: Session, nonce: str, *, now: datetime) -> bool:
     """Mark `nonce` used if it exists, is unused and unexpired; True if this call consumed it."""
     result = db.execute(
         update(SigninNonce)
-        .where(col(SigninNonce.nonce) == nonce, col(SigninNonce.used_at).is_(None), col(SigninNonce.expires_at) > now)
+        .where(
+            col(SigninNonce.nonce) == nonce,
+            col(SigninNonce.used_at).is_(None),
+            col(SigninNonce.expires_at) > now,
+        )
         .values(used_at=now)
     )
     return bool(getattr(result, "rowcount", 0) == 1)
@@ -87,7 +95,9 @@ def get_session(db: Session, token_hash: str) -> SessionRow | None:
 
 def card_designs(db: Session, game: str) -> Sequence[CardDesign]:
     """Every card design of `game`, by card id."""
-    return db.exec(select(CardDesign).where(col(CardDesign.game) == game).order_by(col(CardDesign.card_id))).all()
+    return db.exec(
+        select(CardDesign).where(col(CardDesign.game) == game).order_by(col(CardDesign.card_id))
+    ).all()
 
 
 def all_card_designs(db: Session) -> Sequence[CardDesign]:
@@ -125,11 +135,16 @@ def get_deck(db: Session, deck_id: str) -> DeckCommitment | None:
 def decks_of(db: Session, owner: str, limit: int = 100) -> Sequence[DeckCommitment]:
     """The newest deck commitments of `owner`."""
     return db.exec(
-        select(DeckCommitment).where(col(DeckCommitment.owner) == owner).order_by(col(DeckCommitment.created_at).desc()).limit(limit)
+        select(DeckCommitment)
+        .where(col(DeckCommitment.owner) == owner)
+        .order_by(col(DeckCommitment.created_at).desc())
+        .limit(limit)
     ).all()
 
 
-def live_seat_cards(db: Session, owner: str, *, game: str, exclude_match: str | None = None) -> list[dict[str, int]]:
+def live_seat_cards(
+    db: Session, owner: str, *, game: str, exclude_match: str | None = None
+) -> list[dict[str, int]]:
     """The deck lists (card id -> copies) `owner` has in live matches of `game`."""
     query = (
         select(MatchSeat.cards)
@@ -157,12 +172,20 @@ def add(db: Session, *rows: Any) -> None:
 
 def get_match(db: Session, match_id: str) -> Match | None:
     """A match by id (fresh from the database)."""
-    return db.exec(select(Match).where(col(Match.id) == match_id).execution_options(populate_existing=True)).first()
+    return db.exec(
+        select(Match).where(col(Match.id) == match_id).execution_options(populate_existing=True)
+    ).first()
 
 
 def seats(db: Session, match_id: str) -> list[MatchSeat]:
     """The seats of a match, by seat number."""
-    return list(db.exec(select(MatchSeat).where(col(MatchSeat.match_id) == match_id).order_by(col(MatchSeat.seat))).all())
+    return list(
+        db.exec(
+            select(MatchSeat)
+            .where(col(MatchSeat.match_id) == match_id)
+            .order_by(col(MatchSeat.seat))
+        ).all()
+    )
 
 
 def open_matches(db: Session, game: str | None, limit: int = 50) -> Sequence[Match]:
@@ -185,23 +208,35 @@ def matches_of(db: Session, address: str, limit: int = 50) -> Sequence[Match]:
     return db.exec(query).all()
 
 
-def update_match_if_version(db: Session, match_id: str, version: int, values: dict[str, Any]) -> bool:
+def update_match_if_version(
+    db: Session, match_id: str, version: int, values: dict[str, Any]
+) -> bool:
     """Write `values` only if the match is still at `version`; False if someone else moved first."""
     result = db.execute(
-        update(Match).where(col(Match.id) == match_id, col(Match.version) == version).values(**values)
+        update(Match)
+        .where(col(Match.id) == match_id, col(Match.version) == version)
+        .values(**values)
     )
     return bool(getattr(result, "rowcount", 0) == 1)
 
 
 def update_match_if_status(db: Session, match_id: str, status: str, values: dict[str, Any]) -> bool:
     """Write `values` only if the match still has `status`."""
-    result = db.execute(update(Match).where(col(Match.id) == match_id, col(Match.status) == status).values(**values))
+    result = db.execute(
+        update(Match).where(col(Match.id) == match_id, col(Match.status) == status).values(**values)
+    )
     return bool(getattr(result, "rowcount", 0) == 1)
 
 
-def match_actions(db: Session, match_id: str, *, since: int = 0, limit: int | None = None) -> Sequence[MatchAction]:
+def match_actions(
+    db: Session, match_id: str, *, since: int = 0, limit: int | None = None
+) -> Sequence[MatchAction]:
     """The actions of a match in order, from index `since`."""
-    query = select(MatchAction).where(col(MatchAction.match_id) == match_id, col(MatchAction.index) >= since).order_by(col(MatchAction.index))
+    query = (
+        select(MatchAction)
+        .where(col(MatchAction.match_id) == match_id, col(MatchAction.index) >= since)
+        .order_by(col(MatchAction.index))
+    )
     if limit is not None:
         query = query.limit(limit)
     return db.exec(query).all()
@@ -209,7 +244,11 @@ def match_actions(db: Session, match_id: str, *, since: int = 0, limit: int | No
 
 def action_rows(db: Session, match_id: str) -> list[list[Any]]:
     """Just the action JSON values of a match, in order."""
-    query = select(MatchAction.action).where(col(MatchAction.match_id) == match_id).order_by(col(MatchAction.index))
+    query = (
+        select(MatchAction.action)
+        .where(col(MatchAction.match_id) == match_id)
+        .order_by(col(MatchAction.index))
+    )
     return [list(a) for a in db.exec(query).all()]
 
 
@@ -217,7 +256,9 @@ def expired_matches(db: Session, now: datetime, limit: int = 100) -> Sequence[st
     """Ids of live matches whose turn deadline has passed."""
     query = (
         select(Match.id)
-        .where(col(Match.status).in_([s.value for s in LIVE_STATUSES]), col(Match.turn_deadline) < now)
+        .where(
+            col(Match.status).in_([s.value for s in LIVE_STATUSES]), col(Match.turn_deadline) < now
+        )
         .limit(limit)
     )
     return db.exec(query).all()

@@ -107,7 +107,14 @@ class MatchResult:
     ownership_block: int
 
     def __post_init__(self) -> None:
-        for name in ("match_id", "deck0", "deck1", "seed_commitments", "transcript_hash", "final_state_hash"):
+        for name in (
+            "match_id",
+            "deck0",
+            "deck1",
+            "seed_commitments",
+            "transcript_hash",
+            "final_state_hash",
+        ):
             object.__setattr__(self, name, _b32(getattr(self, name), name))
         for name in ("player0", "player1", "winner"):
             object.__setattr__(self, name, to_checksum_address(getattr(self, name)))
@@ -117,9 +124,18 @@ class MatchResult:
     def as_tuple(self) -> tuple[Any, ...]:
         """The struct as a tuple in field order (for web3 contract calls)."""
         return (
-            self.match_id, self.game, self.ruleset_version, self.player0, self.player1, self.deck0,
-            self.deck1, self.seed_commitments, self.transcript_hash, self.final_state_hash,
-            self.winner, self.ownership_block,
+            self.match_id,
+            self.game,
+            self.ruleset_version,
+            self.player0,
+            self.player1,
+            self.deck0,
+            self.deck1,
+            self.seed_commitments,
+            self.transcript_hash,
+            self.final_state_hash,
+            self.winner,
+            self.ownership_block,
         )
 
     def as_message(self) -> dict[str, Any]:
@@ -139,12 +155,36 @@ class MatchResult:
         """EIP-712 hashStruct(MatchResult)."""
         return keccak(
             encode(
-                ["bytes32", "bytes32", "bytes32", "bytes32", "address", "address", "bytes32", "bytes32",
-                 "bytes32", "bytes32", "bytes32", "address", "uint64"],
-                [MATCH_RESULT_TYPEHASH, self.match_id, keccak(self.game.encode()),
-                 keccak(self.ruleset_version.encode()), self.player0, self.player1, self.deck0,
-                 self.deck1, self.seed_commitments, self.transcript_hash, self.final_state_hash,
-                 self.winner, self.ownership_block],
+                [
+                    "bytes32",
+                    "bytes32",
+                    "bytes32",
+                    "bytes32",
+                    "address",
+                    "address",
+                    "bytes32",
+                    "bytes32",
+                    "bytes32",
+                    "bytes32",
+                    "bytes32",
+                    "address",
+                    "uint64",
+                ],
+                [
+                    MATCH_RESULT_TYPEHASH,
+                    self.match_id,
+                    keccak(self.game.encode()),
+                    keccak(self.ruleset_version.encode()),
+                    self.player0,
+                    self.player1,
+                    self.deck0,
+                    self.deck1,
+                    self.seed_commitments,
+                    self.transcript_hash,
+                    self.final_state_hash,
+                    self.winner,
+                    self.ownership_block,
+                ],
             )
         )
 
@@ -172,8 +212,15 @@ class Offer:
     def as_tuple(self) -> tuple[Any, ...]:
         """The struct as a tuple in Solidity field order (for `CardExchange.fill`)."""
         return (
-            self.maker, self.taker, list(self.given_ids), list(self.given_amounts), list(self.asked_ids),
-            list(self.asked_amounts), self.asked_wei, self.expiry, self.nonce,
+            self.maker,
+            self.taker,
+            list(self.given_ids),
+            list(self.given_amounts),
+            list(self.asked_ids),
+            list(self.asked_amounts),
+            self.asked_wei,
+            self.expiry,
+            self.nonce,
         )
 
     def as_message(self) -> dict[str, Any]:
@@ -188,10 +235,30 @@ class Offer:
 
         return keccak(
             encode(
-                ["bytes32", "address", "address", "bytes32", "bytes32", "bytes32", "bytes32", "uint256",
-                 "uint64", "uint256"],
-                [OFFER_TYPEHASH, self.maker, self.taker, packed(self.given_ids), packed(self.given_amounts),
-                 packed(self.asked_ids), packed(self.asked_amounts), self.asked_wei, self.expiry, self.nonce],
+                [
+                    "bytes32",
+                    "address",
+                    "address",
+                    "bytes32",
+                    "bytes32",
+                    "bytes32",
+                    "bytes32",
+                    "uint256",
+                    "uint64",
+                    "uint256",
+                ],
+                [
+                    OFFER_TYPEHASH,
+                    self.maker,
+                    self.taker,
+                    packed(self.given_ids),
+                    packed(self.given_amounts),
+                    packed(self.asked_ids),
+                    packed(self.asked_amounts),
+                    self.asked_wei,
+                    self.expiry,
+                    self.nonce,
+                ],
             )
         )
 
@@ -211,8 +278,13 @@ def domain_separator(name: str, chain_id: int, verifying_contract: str) -> bytes
     return keccak(
         encode(
             ["bytes32", "bytes32", "bytes32", "uint256", "address"],
-            [_DOMAIN_TYPEHASH, keccak(name.encode()), keccak(DOMAIN_VERSION.encode()), chain_id,
-             to_checksum_address(verifying_contract)],
+            [
+                _DOMAIN_TYPEHASH,
+                keccak(name.encode()),
+                keccak(DOMAIN_VERSION.encode()),
+                chain_id,
+                to_checksum_address(verifying_contract),
+            ],
         )
     )
 
@@ -236,7 +308,9 @@ def result_typed_data(result: MatchResult, chain_id: int, ledger_address: str) -
 
 def result_digest(result: MatchResult, chain_id: int, ledger_address: str) -> bytes:
     """The EIP-712 digest of a result: what is signed, and the Merkle leaf value."""
-    return _digest(domain_separator(RESULT_DOMAIN_NAME, chain_id, ledger_address), result.struct_hash())
+    return _digest(
+        domain_separator(RESULT_DOMAIN_NAME, chain_id, ledger_address), result.struct_hash()
+    )
 
 
 def sign_digest(private_key: str | bytes, digest: bytes) -> bytes:
@@ -247,16 +321,24 @@ def sign_digest(private_key: str | bytes, digest: bytes) -> bytes:
 
 def recover_digest_signer(digest: bytes, signature: bytes | str) -> str:
     """The checksummed address that produced `signature` over `digest`."""
-    sig = bytes.fromhex(signature.removeprefix("0x")) if isinstance(signature, str) else bytes(signature)
+    sig = (
+        bytes.fromhex(signature.removeprefix("0x"))
+        if isinstance(signature, str)
+        else bytes(signature)
+    )
     return str(Account._recover_hash(digest, signature=sig))
 
 
-def sign_result(private_key: str | bytes, result: MatchResult, chain_id: int, ledger_address: str) -> bytes:
+def sign_result(
+    private_key: str | bytes, result: MatchResult, chain_id: int, ledger_address: str
+) -> bytes:
     """Sign a result (EIP-712) with `private_key`; returns the 65-byte signature."""
     return sign_digest(private_key, result_digest(result, chain_id, ledger_address))
 
 
-def recover_result_signer(result: MatchResult, signature: bytes | str, chain_id: int, ledger_address: str) -> str:
+def recover_result_signer(
+    result: MatchResult, signature: bytes | str, chain_id: int, ledger_address: str
+) -> str:
     """The address that signed `result` (compare with the MatchLedger signer registry)."""
     return recover_digest_signer(result_digest(result, chain_id, ledger_address), signature)
 
@@ -276,14 +358,20 @@ def offer_typed_data(offer: Offer, chain_id: int, exchange_address: str) -> dict
 
 def offer_digest(offer: Offer, chain_id: int, exchange_address: str) -> bytes:
     """The EIP-712 digest of an offer (CardExchange.offerDigest)."""
-    return _digest(domain_separator(OFFER_DOMAIN_NAME, chain_id, exchange_address), offer.struct_hash())
+    return _digest(
+        domain_separator(OFFER_DOMAIN_NAME, chain_id, exchange_address), offer.struct_hash()
+    )
 
 
-def sign_offer(private_key: str | bytes, offer: Offer, chain_id: int, exchange_address: str) -> bytes:
+def sign_offer(
+    private_key: str | bytes, offer: Offer, chain_id: int, exchange_address: str
+) -> bytes:
     """Sign an offer (EIP-712) with the maker's key; returns the 65-byte signature."""
     return sign_digest(private_key, offer_digest(offer, chain_id, exchange_address))
 
 
-def recover_offer_signer(offer: Offer, signature: bytes | str, chain_id: int, exchange_address: str) -> str:
+def recover_offer_signer(
+    offer: Offer, signature: bytes | str, chain_id: int, exchange_address: str
+) -> str:
     """The address that signed `offer`."""
     return recover_digest_signer(offer_digest(offer, chain_id, exchange_address), signature)

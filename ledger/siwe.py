@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 #: how far a client's clock may run ahead of ours for `Issued At`
 CLOCK_SKEW = timedelta(seconds=60)
 
-_HEADER = re.compile(r"^(?:(?P<scheme>[a-zA-Z][a-zA-Z0-9+\-.]*)://)?(?P<domain>[^\s/?#]+) wants you to sign in with your Ethereum account:$")
+_HEADER = re.compile(
+    r"^(?:(?P<scheme>[a-zA-Z][a-zA-Z0-9+\-.]*)://)?(?P<domain>[^\s/?#]+) wants you to sign in with your Ethereum account:$"
+)
 _FIELDS = (
     ("URI", "uri"),
     ("Version", "version"),
@@ -42,7 +44,9 @@ def _parse_time(text: str, name: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        raise Unauthorized(f"sign-in message: {name} is not an RFC 3339 date-time", reason="malformed") from None
+        raise Unauthorized(
+            f"sign-in message: {name} is not an RFC 3339 date-time", reason="malformed"
+        ) from None
     if moment.tzinfo is None:
         raise Unauthorized(f"sign-in message: {name} needs a time zone", reason="malformed")
     return moment.astimezone(UTC)
@@ -69,11 +73,21 @@ class SiweMessage:
     def text(self) -> str:
         """The message exactly as the wallet signs it (EIP-4361 layout)."""
         prefix = f"{self.scheme}://" if self.scheme else ""
-        lines = [f"{prefix}{self.domain} wants you to sign in with your Ethereum account:", self.address, ""]
+        lines = [
+            f"{prefix}{self.domain} wants you to sign in with your Ethereum account:",
+            self.address,
+            "",
+        ]
         if self.statement is not None:
             lines.append(self.statement)
-        lines += ["", f"URI: {self.uri}", f"Version: {self.version}", f"Chain ID: {self.chain_id}",
-                  f"Nonce: {self.nonce}", f"Issued At: {_iso(self.issued_at)}"]
+        lines += [
+            "",
+            f"URI: {self.uri}",
+            f"Version: {self.version}",
+            f"Chain ID: {self.chain_id}",
+            f"Nonce: {self.nonce}",
+            f"Issued At: {_iso(self.issued_at)}",
+        ]
         if self.expiration_time is not None:
             lines.append(f"Expiration Time: {_iso(self.expiration_time)}")
         if self.not_before is not None:
@@ -115,17 +129,25 @@ def parse_message(text: str) -> SiweMessage:
     """Parse an EIP-4361 message; raises Unauthorized naming what is malformed."""
     lines = text.split("\n")
     if len(lines) < 7:
-        raise Unauthorized("sign-in message: too short to be an EIP-4361 message", reason="malformed")
+        raise Unauthorized(
+            "sign-in message: too short to be an EIP-4361 message", reason="malformed"
+        )
     header = _HEADER.match(lines[0])
     if header is None:
-        raise Unauthorized("sign-in message: the first line is not an EIP-4361 header", reason="malformed")
+        raise Unauthorized(
+            "sign-in message: the first line is not an EIP-4361 header", reason="malformed"
+        )
     address = lines[1]
     if not is_address(address) or not address.startswith("0x"):
         raise Unauthorized("sign-in message: the second line is not an address", reason="malformed")
     if address != to_checksum_address(address):
-        raise Unauthorized("sign-in message: the address must be EIP-55 checksummed", reason="malformed")
+        raise Unauthorized(
+            "sign-in message: the address must be EIP-55 checksummed", reason="malformed"
+        )
     if lines[2] != "":
-        raise Unauthorized("sign-in message: expected an empty line after the address", reason="malformed")
+        raise Unauthorized(
+            "sign-in message: expected an empty line after the address", reason="malformed"
+        )
     i = 3
     statement: str | None = None
     if lines[i] != "":
@@ -146,16 +168,22 @@ def parse_message(text: str) -> SiweMessage:
             resources.append(lines[i][2:])
             i += 1
     if i != len(lines):
-        raise Unauthorized(f"sign-in message: unexpected line {i + 1}: {lines[i][:80]!r}", reason="malformed")
+        raise Unauthorized(
+            f"sign-in message: unexpected line {i + 1}: {lines[i][:80]!r}", reason="malformed"
+        )
     for required in ("uri", "version", "chain_id", "nonce", "issued_at"):
         if required not in values:
             raise Unauthorized(f"sign-in message: missing field {required}", reason="malformed")
     if values["version"] != "1":
         raise Unauthorized("sign-in message: Version must be 1", reason="malformed")
     if not values["chain_id"].isdigit():
-        raise Unauthorized("sign-in message: Chain ID must be a decimal integer", reason="malformed")
+        raise Unauthorized(
+            "sign-in message: Chain ID must be a decimal integer", reason="malformed"
+        )
     if not re.fullmatch(r"[A-Za-z0-9]{8,}", values["nonce"]):
-        raise Unauthorized("sign-in message: Nonce must be at least 8 alphanumerics", reason="malformed")
+        raise Unauthorized(
+            "sign-in message: Nonce must be at least 8 alphanumerics", reason="malformed"
+        )
     return SiweMessage(
         domain=header.group("domain"),
         scheme=header.group("scheme"),
@@ -166,8 +194,12 @@ def parse_message(text: str) -> SiweMessage:
         chain_id=int(values["chain_id"]),
         nonce=values["nonce"],
         issued_at=_parse_time(values["issued_at"], "Issued At"),
-        expiration_time=_parse_time(values["expiration_time"], "Expiration Time") if "expiration_time" in values else None,
-        not_before=_parse_time(values["not_before"], "Not Before") if "not_before" in values else None,
+        expiration_time=_parse_time(values["expiration_time"], "Expiration Time")
+        if "expiration_time" in values
+        else None,
+        not_before=_parse_time(values["not_before"], "Not Before")
+        if "not_before" in values
+        else None,
         request_id=values.get("request_id"),
         resources=tuple(resources),
     )
@@ -178,13 +210,21 @@ def new_nonce() -> str:
     return secrets.token_hex(16)
 
 
-def check_fields(message: SiweMessage, *, domain: str, chain_id: int, now: datetime | None = None) -> None:
+def check_fields(
+    message: SiweMessage, *, domain: str, chain_id: int, now: datetime | None = None
+) -> None:
     """Check domain, chain id and the time window; raises Unauthorized naming the field."""
     now = now or datetime.now(UTC)
     if message.domain != domain:
-        raise Unauthorized(f"sign-in message is for domain {message.domain!r}, not {domain!r}", reason="wrong-domain")
+        raise Unauthorized(
+            f"sign-in message is for domain {message.domain!r}, not {domain!r}",
+            reason="wrong-domain",
+        )
     if message.chain_id != chain_id:
-        raise Unauthorized(f"sign-in message is for chain id {message.chain_id}, not {chain_id}", reason="wrong-chain")
+        raise Unauthorized(
+            f"sign-in message is for chain id {message.chain_id}, not {chain_id}",
+            reason="wrong-chain",
+        )
     if message.expiration_time is None:
         raise Unauthorized("sign-in message has no Expiration Time", reason="malformed")
     if message.expiration_time <= now:
@@ -195,7 +235,9 @@ def check_fields(message: SiweMessage, *, domain: str, chain_id: int, now: datet
         raise Unauthorized("sign-in message is not valid yet (Not Before)", reason="not-yet-valid")
 
 
-def verify_signature(message_text: str, address: str, signature: str, chain: ChainClient | None) -> bool:
+def verify_signature(
+    message_text: str, address: str, signature: str, chain: ChainClient | None
+) -> bool:
     """Whether `signature` signs `message_text` for `address`; returns True for EOA
     signatures and False if a contract wallet signed (EIP-1271). Raises Unauthorized on a
     bad signature."""
@@ -214,4 +256,6 @@ def verify_signature(message_text: str, address: str, signature: str, chain: Cha
         digest = bytes(defunct_hash_message(text=message_text))
         if chain.is_valid_signature_1271(address, digest, sig):
             return False
-    raise Unauthorized("the signature does not match the address in the message", reason="bad-signature")
+    raise Unauthorized(
+        "the signature does not match the address in the message", reason="bad-signature"
+    )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +49,9 @@ class CompileError(MetaLedgerError):
 class CompileResult:
     """Compiled contracts by name, plus what produced them."""
 
-    contracts: dict[str, dict[str, Any]]  # name -> {"abi", "bytecode", "deployedBytecode", "source"}
+    contracts: dict[
+        str, dict[str, Any]
+    ]  # name -> {"abi", "bytecode", "deployedBytecode", "source"}
     solc_version: str
     settings: dict[str, Any]
     source_hash: str
@@ -100,7 +104,9 @@ def compile_contracts() -> CompileResult:
     output = payload["output"]
     errors = [e for e in output.get("errors", []) if e.get("severity") == "error"]
     if errors:
-        raise CompileError("; ".join(e.get("formattedMessage", e["message"]) for e in errors)[:4000])
+        raise CompileError(
+            "; ".join(e.get("formattedMessage", e["message"]) for e in errors)[:4000]
+        )
     contracts: dict[str, dict[str, Any]] = {}
     for source, by_name in output["contracts"].items():
         if not source.startswith("src/"):
@@ -123,11 +129,11 @@ def compile_contracts() -> CompileResult:
     )
 
 
-def current_source_hash() -> str:
-    """The source hash of the sources as they are on disk now (imports followed without compiling)."""
-    import re
+_IMPORT = re.compile(r"""^\s*import\s+(?:[^"']*from\s+)?["']([^"']+)["']""", re.MULTILINE)
 
-    pattern = re.compile(r'^\s*import\s+(?:[^"\']*from\s+)?["\']([^"\']+)["\']', re.MULTILINE)
+
+def current_source_hash() -> str:
+    """The source hash of the sources on disk now, following imports without running the compiler."""
     seen: set[str] = set()
     todo = [_source_name(p) for p in source_files()]
     while todo:
@@ -135,16 +141,8 @@ def current_source_hash() -> str:
         if name in seen:
             continue
         seen.add(name)
-        for imported in pattern.findall(_resolve(name).read_text()):
-            if imported.startswith("."):
-                imported = (Path(name).parent / imported).as_posix()
-                imported = str(Path(imported)).replace("\\", "/")
-                parts: list[str] = []
-                for part in imported.split("/"):
-                    if part == "..":
-                        parts.pop()
-                    elif part != ".":
-                        parts.append(part)
-                imported = "/".join(parts)
+        for imported in _IMPORT.findall(_resolve(name).read_text()):
+            if imported.startswith("."):  # relative to the importing unit, as solc resolves it
+                imported = posixpath.normpath(posixpath.join(posixpath.dirname(name), imported))
             todo.append(imported)
     return source_hash_of(sorted(seen))

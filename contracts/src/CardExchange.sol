@@ -71,6 +71,7 @@ contract CardExchange is EIP712, ReentrancyGuardTransient {
     /// go from the caller to the maker, and `msg.value` (must equal `askedWei`) goes to the maker.
     function fill(Offer calldata offer, bytes calldata signature) external payable nonReentrant {
         if (offer.taker != address(0) && offer.taker != msg.sender) revert WrongTaker(offer.taker, msg.sender);
+        // slither-disable-next-line timestamp (expiry is coarse, in seconds; see SECURITY.md)
         if (block.timestamp > offer.expiry) revert OfferExpired(offer.expiry);
         if (msg.value != offer.askedWei) revert WrongPayment(offer.askedWei, msg.value);
         address maker = offer.maker;

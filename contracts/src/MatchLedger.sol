@@ -147,6 +147,7 @@ contract MatchLedger is AccessControl, EIP712 {
     function addSigner(address signer) external onlyRole(DEFAULT_ADMIN_ROLE) {
         if (signer == address(0)) revert InvalidSigner(signer);
         if (_signerHistory[signer].latest() != 0) revert SignerAlreadyAuthorised(signer);
+        // slither-disable-next-line unused-return (push returns the old and new values; see SECURITY.md)
         _signerHistory[signer].push(SafeCast.toUint48(block.number), 1);
         emit SignerAdded(signer, _msgSender());
     }
@@ -154,6 +155,7 @@ contract MatchLedger is AccessControl, EIP712 {
     /// @notice De-authorise `signer` (admin only). Emits {SignerRemoved}.
     function removeSigner(address signer) external onlyRole(DEFAULT_ADMIN_ROLE) {
         if (_signerHistory[signer].latest() == 0) revert SignerNotAuthorised(signer);
+        // slither-disable-next-line unused-return (push returns the old and new values; see SECURITY.md)
         _signerHistory[signer].push(SafeCast.toUint48(block.number), 0);
         emit SignerRemoved(signer, _msgSender());
     }
@@ -177,6 +179,7 @@ contract MatchLedger is AccessControl, EIP712 {
 
     /// @notice Whether `signature` is an ECDSA signature of `result` by a currently authorised signer.
     function isValidResult(MatchResult calldata result, bytes calldata signature) external view returns (bool) {
+        // slither-disable-next-line unused-return (the error argument is not needed; see SECURITY.md)
         (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(resultDigest(result), signature);
         return err == ECDSA.RecoverError.NoError && isSigner(recovered);
     }

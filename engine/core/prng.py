@@ -10,6 +10,8 @@ from typing import TypeVar
 T = TypeVar("T")
 
 _MASK64 = (1 << 64) - 1
+#: rejection thresholds ((2**64 - n) % n) for small bounds, precomputed
+_THRESHOLDS = [0] + [((1 << 64) - n) % n for n in range(1, 257)]
 
 
 def _splitmix64(x: int) -> tuple[int, int]:
@@ -66,17 +68,39 @@ class Prng:
             raise ValueError("bound must be positive")
         if n == 1:
             return 0
-        threshold = ((1 << 64) - n) % n
+        threshold = _THRESHOLDS[n] if n <= 256 else ((1 << 64) - n) % n
         while True:
             r = self.next_u64()
             if r >= threshold:
                 return r % n
 
     def shuffle(self, items: list[T]) -> None:
-        """Shuffle a list in place (Fisher-Yates, drawing from the end)."""
+        """Shuffle a list in place (Fisher-Yates, drawing from the end).
+
+        Same stream as calling `below(i + 1)` for i = len-1 .. 1, with the generator inlined.
+        """
+        s = self._s
+        s0, s1, s2, s3 = s
+        m = _MASK64
+        thresholds = _THRESHOLDS
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            threshold = thresholds[n] if n <= 256 else ((1 << 64) - n) % n
+            while True:
+                x = (s1 * 5) & m
+                r = ((((x << 7) | (x >> 57)) & m) * 9) & m
+                t = (s1 << 17) & m
+                s2 ^= s0
+                s3 ^= s1
+                s1 ^= s2
+                s0 ^= s3
+                s2 ^= t
+                s3 = ((s3 << 45) | (s3 >> 19)) & m
+                if r >= threshold:
+                    break
+            j = r % n
             items[i], items[j] = items[j], items[i]
+        s[0], s[1], s[2], s[3] = s0, s1, s2, s3
 
     def choice(self, items: list[T]) -> T:
         """Return one element chosen uniformly."""

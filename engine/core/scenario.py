@@ -62,11 +62,12 @@ def compare(expected: Any, actual: Any, path: str = "") -> list[str]:
                 out.extend(compare(value, actual[key], sub))
         return out
     if isinstance(expected, list) and isinstance(actual, (list, tuple)):
-        if len(expected) == len(actual) and all(
-            not compare(e, a) for e, a in zip(expected, actual, strict=True)
-        ):
-            return []
-        return [f"{path}: expected {expected!r}, got {list(actual)!r}"]
+        if len(expected) != len(actual):
+            return [f"{path}: expected {expected!r}, got {list(actual)!r}"]
+        out = []
+        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            out.extend(compare(e, a, f"{path}.{i}" if path else str(i)))
+        return out
     if expected != actual or (type(expected) is bool and type(actual) is not bool):
         return [f"{path}: expected {expected!r}, got {actual!r}"]
     return []

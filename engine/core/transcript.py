@@ -6,7 +6,7 @@ Format "metaledger.transcript/1" (see docs/engine.md)::
      "ruleset_version": "...", "catalogue_hash": "<sha256 hex>", "seed": "0x2a",
      "decks": [{"card-id": copies, ...}, {...}], "options": {...},
      "actions": [["kind", 1, 2], ...],
-     "checkpoints": {"every": 32, "hashes": ["<state hash after action 32>", ...]},
+     "checkpoints": {"every": 64, "hashes": ["<state hash after action 64>", ...]},
      "final_hash": "<state hash after the last action>", "over": true, "winner": 0}
 
 `checkpoints.hashes[k]` is the state hash after `(k + 1) * every` actions. Replaying validates
@@ -29,7 +29,7 @@ from engine.core.version import ENGINE_VERSION
 
 TRANSCRIPT_FORMAT = "metaledger.transcript/1"
 #: default number of actions between two checkpoint hashes
-CHECKPOINT_EVERY = 32
+CHECKPOINT_EVERY = 64
 
 
 @dataclass
@@ -223,16 +223,27 @@ def replay(transcript: Transcript | Mapping[str, Any], *, check_versions: bool =
     every = t.checkpoint_every
     checkpoints = t.checkpoints
     apply = state.apply
-    for i, raw in enumerate(t.actions):
-        if state.is_over:
-            raise ReplayRejected(i, "engine.replay.after-end", "the match was already over")
+    new_action = tuple.__new__  # builds the NamedTuple without its Python-level __new__
+    next_check = every
+    n = 0
+    # is_over is checked only at checkpoints and at the end: a game's apply rejects any
+    # action once the match is over (the rule it names says so).
+    bare: dict[str, Action] = {}  # argument-less actions (about half of them) built once
+    for raw in t.actions:
+        if len(raw) == 1:
+            action = bare.get(raw[0])
+            if action is None:
+                action = bare[raw[0]] = Action(raw[0])
+        else:
+            action = new_action(Action, (raw[0], tuple(raw[1:])))
         try:
-            apply(Action(raw[0], tuple(raw[1:])))
+            apply(action)
         except IllegalAction as exc:
-            raise ReplayRejected(i, exc.rule, f"{raw!r}: {exc.message}") from exc
-        n = i + 1
-        if n % every == 0:
+            raise ReplayRejected(n, exc.rule, f"{raw!r}: {exc.message}") from exc
+        n += 1  # noqa: SIM113 - counts applied actions, read after the loop
+        if n == next_check:
             k = n // every - 1
+            next_check += every
             if k < len(checkpoints):
                 actual = state.state_hash()
                 if actual != checkpoints[k]:

@@ -43,11 +43,17 @@ SCHEMA = CardSchema(
             "ego": _STAT,
             "int": _STAT,
             "target": _TARGET,
-            "condition": Field("dict", required=False, keys=CONDITIONS, values=Field("int", min=0), min_items=1),
+            "condition": Field(
+                "dict", required=False, keys=CONDITIONS, values=Field("int", min=0), min_items=1
+            ),
             "effect": _EFFECT,
         },
         "link": {"target": _TARGET, "effect": _EFFECT},
-        "special": {"type": Field("str", choices=SPECIAL_TYPES), "target": _TARGET, "effect": _EFFECT},
+        "special": {
+            "type": Field("str", choices=SPECIAL_TYPES),
+            "target": _TARGET,
+            "effect": _EFFECT,
+        },
     },
 )
 
@@ -93,9 +99,13 @@ class CardDef:
         self.target: str | None = raw.get("target")
         cond = raw.get("condition")
         if self.subtype == T_SIGMA and self.kind == K_ACTOR and not cond:
-            raise CatalogueError(f"catalogue metamasters: card {cid!r}: a ∑ actor must state its condition")
+            raise CatalogueError(
+                f"catalogue metamasters: card {cid!r}: a ∑ actor must state its condition"
+            )
         if cond and not (self.kind == K_ACTOR and self.subtype == T_SIGMA):
-            raise CatalogueError(f"catalogue metamasters: card {cid!r}: only ∑ actors have a condition")
+            raise CatalogueError(
+                f"catalogue metamasters: card {cid!r}: only ∑ actors have a condition"
+            )
         self.condition: tuple[tuple[str, int], ...] = tuple(sorted((cond or {}).items()))
         steps = raw.get("effect", [])
         self.effect: Effect[MetaMastersState] = fx.compile(steps, where=cid)
@@ -107,17 +117,25 @@ class CardDef:
             op = step["op"]
             if op == "link_stat":
                 if self.kind != K_LINK:
-                    raise CatalogueError(f"catalogue metamasters: card {cid!r}: only Links have link_stat")
+                    raise CatalogueError(
+                        f"catalogue metamasters: card {cid!r}: only Links have link_stat"
+                    )
                 self.link_ego += step.get("ego", 0)
                 self.link_int += step.get("int", 0)
             elif op == "aura":
                 if not (self.kind == K_SPECIAL and self.subtype == S_CONTINUOUS):
-                    raise CatalogueError(f"catalogue metamasters: card {cid!r}: only ∞ Specials have an aura")
+                    raise CatalogueError(
+                        f"catalogue metamasters: card {cid!r}: only ∞ Specials have an aura"
+                    )
                 self.aura = (int(step["stat"] == "int"), step["n"], int(step["side"] == "opp"))
             if step.get("to") == "target" and self.target is None:
-                raise CatalogueError(f"catalogue metamasters: card {cid!r}: an effect aimed at 'target' needs a 'target'")
+                raise CatalogueError(
+                    f"catalogue metamasters: card {cid!r}: an effect aimed at 'target' needs a 'target'"
+                )
             if step.get("to") == "host" and self.kind != K_LINK:
-                raise CatalogueError(f"catalogue metamasters: card {cid!r}: only Links aim at 'host'")
+                raise CatalogueError(
+                    f"catalogue metamasters: card {cid!r}: only Links aim at 'host'"
+                )
 
 
 CATALOGUE: Catalogue = load_catalogue("engine.metamasters", "catalogue.json", SCHEMA)

@@ -101,7 +101,9 @@ def _extra_attack(p: dict[str, Any]) -> Run:
     return _actor_op(p["to"], act)
 
 
-@fx.op("modify_stat", to=_AIM, stat=Param("str", choices=("ego", "int")), n=Param("int", min=-9, max=9))
+@fx.op(
+    "modify_stat", to=_AIM, stat=Param("str", choices=("ego", "int")), n=Param("int", min=-9, max=9)
+)
 def _modify_stat(p: dict[str, Any]) -> Run:
     n: int = p["n"]
     is_int = p["stat"] == "int"
@@ -184,11 +186,20 @@ def _continuous(s: MetaMastersState, f: EffectFrame) -> None:
     """Continuous parts are read from the card while it is on the field; running does nothing."""
 
 
-@fx.op("link_stat", ego=Param("int", default=0, min=-9, max=9), int=Param("int", default=0, min=-9, max=9))
+@fx.op(
+    "link_stat",
+    ego=Param("int", default=0, min=-9, max=9),
+    int=Param("int", default=0, min=-9, max=9),
+)
 def _link_stat(p: dict[str, Any]) -> Run:
     return _continuous
 
 
-@fx.op("aura", stat=Param("str", choices=("ego", "int")), n=Param("int", min=-9, max=9), side=Param("str", choices=("own", "opp")))
+@fx.op(
+    "aura",
+    stat=Param("str", choices=("ego", "int")),
+    n=Param("int", min=-9, max=9),
+    side=Param("str", choices=("own", "opp")),
+)
 def _aura(p: dict[str, Any]) -> Run:
     return _continuous

@@ -37,9 +37,7 @@ PACK_MARKET_TYPES = 8
 _INT0 = Field("int", min=0)
 _EFFECT = Field("list", required=False, items=Field("dict"))
 _BELOW = Field("dict", required=False, keys=("if", "n", "effect"))
-_PLUS = Field(
-    "dict", required=False, keys=("stars", "ap", "value", "damage", "effect", "below")
-)
+_PLUS = Field("dict", required=False, keys=("stars", "ap", "value", "damage", "effect", "below"))
 _PLAYABLE = {
     "pile": Field("str"),
     "cost": _INT0,
@@ -63,7 +61,17 @@ SCHEMA = CardSchema(
             "max_hp": Field("int", min=1),
             "skill": Field(
                 "dict",
-                keys=("name", "type", "trigger", "may", "phase", "uses", "per_turn", "text", "effect"),
+                keys=(
+                    "name",
+                    "type",
+                    "trigger",
+                    "may",
+                    "phase",
+                    "uses",
+                    "per_turn",
+                    "text",
+                    "effect",
+                ),
             ),
         },
     },
@@ -73,6 +81,8 @@ CATALOGUE = load_catalogue("engine.metaversus", "catalogue.json", SCHEMA)
 CARDS: tuple[Mapping[str, Any], ...] = CATALOGUE.cards
 INDEX: dict[str, int] = CATALOGUE.index_of()
 N = len(CARDS)
+if N > 255:  # zones serialise one byte per card number
+    raise CatalogueError("catalogue metaversus: at most 255 cards")
 IDS: tuple[str, ...] = tuple(c["id"] for c in CARDS)
 NAMES: tuple[str, ...] = tuple(c["name"] for c in CARDS)
 KIND: tuple[int, ...] = tuple(KIND_NAMES.index(c["kind"]) for c in CARDS)
@@ -129,16 +139,24 @@ for _i, _c in enumerate(CARDS):
     _pile = _c["pile"]
     if _pile not in ("required", "neutral"):
         if _pile not in INDEX or KIND[INDEX[_pile]] != PACK:
-            raise CatalogueError(f"catalogue metaversus: card {_c['id']!r}: pile {_pile!r} is not a pack")
+            raise CatalogueError(
+                f"catalogue metaversus: card {_c['id']!r}: pile {_pile!r} is not a pack"
+            )
         PACK_OF[_i] = INDEX[_pile]
         PACK_MARKET[INDEX[_pile]] += (_i,)
     if REQUIRED[_i]:
         if "plus" in _c:
-            raise CatalogueError(f"catalogue metaversus: card {_c['id']!r}: required cards have no '+' state")
+            raise CatalogueError(
+                f"catalogue metaversus: card {_c['id']!r}: required cards have no '+' state"
+            )
         if COUNT[_i] == 0:
-            raise CatalogueError(f"catalogue metaversus: card {_c['id']!r}: required cards need a count")
+            raise CatalogueError(
+                f"catalogue metaversus: card {_c['id']!r}: required cards need a count"
+            )
     elif "plus" not in _c or STARS[_i] < 1:
-        raise CatalogueError(f"catalogue metaversus: card {_c['id']!r}: needs a '+' state with stars >= 1")
+        raise CatalogueError(
+            f"catalogue metaversus: card {_c['id']!r}: needs a '+' state with stars >= 1"
+        )
     for _plus in (0, 1):
         _v = _variant(_c, bool(_plus))
         _k = 2 * _i + _plus
@@ -177,17 +195,23 @@ for _p in PACKS:
     elif _s.get("type") == "passive":
         SKILL_KIND[_p] = PASSIVE
         if _s.get("trigger") not in TRIGGERS:
-            raise CatalogueError(f"catalogue metaversus: pack {_c['id']!r}: skill trigger {_s.get('trigger')!r}")
+            raise CatalogueError(
+                f"catalogue metaversus: pack {_c['id']!r}: skill trigger {_s.get('trigger')!r}"
+            )
         SKILL_TRIGGER[_p] = TRIGGERS[_s["trigger"]]
         SKILL_MAY[_p] = bool(_s.get("may", False))
     else:
-        raise CatalogueError(f"catalogue metaversus: pack {_c['id']!r}: skill type must be active or passive")
+        raise CatalogueError(
+            f"catalogue metaversus: pack {_c['id']!r}: skill type must be active or passive"
+        )
     _uses = _s.get("uses")
     SKILL_USES[_p] = -1 if _uses is None else int(_uses)
     EFFECTS[2 * N + _p] = COMPILER.compile(_s.get("effect", []), _c["id"] + ":skill")
 
 if len(REQUIRED_CARDS) != 6 or len(NEUTRAL) < 8 or len(PACKS) < 4:
-    raise CatalogueError("catalogue metaversus: needs 6 required cards, >= 8 neutral types, >= 4 packs")
+    raise CatalogueError(
+        "catalogue metaversus: needs 6 required cards, >= 8 neutral types, >= 4 packs"
+    )
 if {DIFFICULTY[p] for p in PACKS} != set(DIFFICULTIES):
     raise CatalogueError("catalogue metaversus: packs must cover every difficulty")
 

@@ -31,6 +31,8 @@ COMPILER: EffectCompiler[WishState] = EffectCompiler("metaversus")
 _N = Param("int", min=1)
 #: frame.step value that ends an effect
 _STOP = 1 << 30
+#: operations whose step may push a prompt (an effect using one runs on the stack)
+SUSPENDING_OPS = frozenset({"remove_hand", "opp_discard", "gain_upto"})
 
 Run = Callable[["WishState", EffectFrame], None]
 
@@ -183,18 +185,27 @@ def _gain(a: dict[str, Any]) -> Run:
 
 @COMPILER.op("win")
 def _win(a: dict[str, Any]) -> Step[WishState]:
-    return _Win()
+    return _Win(lose=False)
 
 
 class _Win(Step["WishState"]):
-    """The controller wins the match at once."""
+    """The controller wins (or, for `lose`, loses) the match at once."""
 
-    __slots__ = ()
+    __slots__ = ("lose",)
+
+    def __init__(self, lose: bool) -> None:
+        super().__init__("lose" if lose else "win")
+        self.lose = lose
 
     def run(self, state: WishState, frame: EffectFrame) -> bool:
-        state.end_match(frame.controller)
+        state.end_match(1 - frame.controller if self.lose else frame.controller)
         frame.step = _STOP
         return True
+
+
+@COMPILER.op("lose")
+def _lose(a: dict[str, Any]) -> Step[WishState]:
+    return _Win(lose=True)
 
 
 class _BelowLine(Step["WishState"]):
@@ -224,7 +235,9 @@ CONDITIONS: dict[str, Callable[[WishState, int, int], bool]] = {
 }
 
 
-@COMPILER.op("below_line", n=Param("int", default=0), **{"if": Param("str", choices=tuple(CONDITIONS))})
+@COMPILER.op(
+    "below_line", n=Param("int", default=0), **{"if": Param("str", choices=tuple(CONDITIONS))}
+)
 def _below_line(a: dict[str, Any]) -> Step[WishState]:
     return _BelowLine(CONDITIONS[a["if"]], a["n"])
 
@@ -232,7 +245,7 @@ def _below_line(a: dict[str, Any]) -> Step[WishState]:
 class _ChooseFromHand(Step["WishState"]):
     """Remove (or make the opponent discard) up to n cards, one prompt per card."""
 
-    __slots__ = ("mode", "may", "n")
+    __slots__ = ("may", "mode", "n")
 
     def __init__(self, op: str, n: int, mode: int, may: bool) -> None:
         super().__init__(op)

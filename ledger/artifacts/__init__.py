@@ -60,7 +60,13 @@ def load_artifact(name: str) -> Artifact:
     )
 
 
-def artifact_json(name: str, compiled: dict[str, Any], solc_version: str, settings: dict[str, Any], source_hash: str) -> str:
+def artifact_json(
+    name: str,
+    compiled: dict[str, Any],
+    solc_version: str,
+    settings: dict[str, Any],
+    source_hash: str,
+) -> str:
     """Serialise one artifact deterministically (sorted keys, trailing newline)."""
     body = {
         "contractName": name,

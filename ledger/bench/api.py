@@ -1,12 +1,335 @@
-"""The api benchmark (not built yet)."""
+"""`metaledger bench api`: the API against a real Anvil, in its own process.
+
+Phases (run twice against the same API process; the RSS after each run shows any leak):
+1. open loop: 40-card MetaX deck registrations from many wallets at a steady `rate` per
+   second for `seconds`; latency is measured from each request's *scheduled* send time
+   (no coordinated omission) -> deck_verify_p50_ms / p99_ms;
+2. closed loop: `clients` clients register decks back to back -> deck_verify_max_per_s;
+3. bot matches driven through HTTP by a few clients (random legal moves vs the random bot)
+   -> actions_per_s (player actions submitted over HTTP per second) and
+   engine_actions_per_s (including the bot's replies applied in the same requests).
+"""
 
 from __future__ import annotations
 
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
-from ledger.errors import MetaLedgerError
+import httpx
+
+from ledger.errors import ServiceUnavailable
+
+GAME = "metax"
+ACTION_CLIENTS = 4
 
 
-def run(**options: Any) -> dict[str, Any]:
-    """Run the benchmark and return its figures."""
-    raise MetaLedgerError("the api benchmark is not built yet")
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+class _Stack:
+    """Anvil + contracts + SQLite + one API process (uvicorn), all in a temporary folder."""
+
+    def __init__(self, wallets: int, match_wallets: int) -> None:
+        from eth_account import Account
+
+        self.tmp = Path(tempfile.mkdtemp(prefix="metaledger-bench-api-"))
+        self.keys = [Account.create().key.to_0x_hex() for _ in range(wallets + match_wallets)]
+        self.deck_keys = self.keys[:wallets]
+        self.match_keys = self.keys[wallets:]
+        self.api: subprocess.Popen[bytes] | None = None
+        self.anvil: Any = None
+
+    def start(self) -> None:
+        from eth_account import Account
+
+        from engine.core.game import get_game
+        from ledger.deploy import deploy_from_settings, seed_demo
+        from ledger.devchain import start_anvil
+        from ledger.migrations import upgrade
+        from ledger.ports import free_port
+        from ledger.settings import ANVIL_DEV_KEYS, child_environment
+        from ledger.tokenids import token_id
+
+        self.anvil = start_anvil(log_file=self.tmp / "anvil.log")
+        deployment = deploy_from_settings(self.anvil.w3, self.anvil.rpc_url)
+        deployment.save(self.tmp / "deployment.json")
+        game = get_game(GAME)
+        deck = dict(game.starter_decks[0])
+        cards = [(token_id(GAME, c), n) for c, n in game.required_tokens(deck).items()]
+        seed_demo(
+            self.anvil.w3,
+            deployment,
+            ANVIL_DEV_KEYS[0],
+            {Account.from_key(k).address: cards for k in self.keys},
+        )
+        self.deck = deck
+        db_url = f"sqlite:///{self.tmp / 'bench.db'}"
+        upgrade(db_url)
+        port = free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        env = child_environment(
+            rpc_url=self.anvil.rpc_url,
+            database_url=db_url,
+            deployment_file=str(self.tmp / "deployment.json"),
+            data_dir=str(self.tmp),
+            api_port=str(port),
+            siwe_domain=f"127.0.0.1:{port}",
+        )
+        with (self.tmp / "api.log").open("ab") as log:
+            self.api = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "uvicorn",
+                    "api.app:app",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--log-level",
+                    "warning",
+                    "--no-access-log",
+                ],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        deadline = time.monotonic() + 60
+        while True:
+            if self.api.poll() is not None:
+                raise ServiceUnavailable(f"the API exited; see {self.tmp / 'api.log'}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise ServiceUnavailable(f"the API did not start; see {self.tmp / 'api.log'}")
+            time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.api is not None and self.api.poll() is None:
+            self.api.terminate()
+            try:
+                self.api.wait(10)
+            except subprocess.TimeoutExpired:
+                self.api.kill()
+        if self.anvil is not None:
+            self.anvil.stop()
+
+
+def _sign_in_all(url: str, keys: list[str]) -> list[str]:
+    from ledger.cli.play import ApiPlayer
+
+    def one(key: str) -> str:
+        with httpx.Client(base_url=url, timeout=30) as http:
+            player = ApiPlayer(http, key)
+            player.sign_in()
+            return player.token
+
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(one, keys))
+
+
+def _open_loop(
+    url: str, tokens: list[str], deck: dict[str, int], seconds: float, rate: float
+) -> dict[str, Any]:
+    """Send at a steady rate regardless of responses; latency from the scheduled time."""
+    total = int(seconds * rate)
+    latencies: list[float] = []
+    errors = 0
+    lock = threading.Lock()
+    local = threading.local()
+    body = {"game": GAME, "cards": deck}
+
+    def client() -> httpx.Client:
+        c = getattr(local, "client", None)
+        if c is None:
+            c = local.client = httpx.Client(base_url=url, timeout=30)
+        return c
+
+    start = time.perf_counter() + 0.2
+
+    def send(i: int) -> None:
+        nonlocal errors
+        scheduled = start + i / rate
+        response = client().post(
+            "/decks", json=body, headers={"Authorization": f"Bearer {tokens[i % len(tokens)]}"}
+        )
+        elapsed = (time.perf_counter() - scheduled) * 1000
+        with lock:
+            if response.status_code == 201:
+                latencies.append(elapsed)
+            else:
+                errors += 1
+
+    with ThreadPoolExecutor(64) as pool:
+        for i in range(total):
+            # submit each request at its scheduled time; a busy pool shows up as latency
+            delay = start + i / rate - time.perf_counter()
+            if delay > 0:
+                time.sleep(delay)
+            pool.submit(send, i)
+    return {
+        "deck_verify_p50_ms": round(statistics.median(latencies), 2) if latencies else None,
+        "deck_verify_p99_ms": round(_percentile(latencies, 99), 2),
+        "deck_verify_max_ms": round(max(latencies), 2) if latencies else None,
+        "deck_verify_sent": total,
+        "deck_verify_errors": errors,
+    }
+
+
+def _closed_loop(
+    url: str, tokens: list[str], deck: dict[str, int], clients: int, seconds: float
+) -> dict[str, Any]:
+    done = [0] * clients
+    errors = [0] * clients
+    stop_at = time.perf_counter() + seconds
+    body = {"game": GAME, "cards": deck}
+
+    def loop(k: int) -> None:
+        with httpx.Client(base_url=url, timeout=30) as c:
+            while time.perf_counter() < stop_at:
+                r = c.post(
+                    "/decks",
+                    json=body,
+                    headers={
+                        "Authorization": f"Bearer {tokens[(k * 7919 + done[k]) % len(tokens)]}"
+                    },
+                )
+                if r.status_code == 201:
+                    done[k] += 1
+                else:
+                    errors[k] += 1
+
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=loop, args=(k,)) for k in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    return {
+        "deck_verify_max_per_s": round(sum(done) / elapsed, 1),
+        "deck_verify_closed_loop_errors": sum(errors),
+    }
+
+
+def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
+    from ledger.cli.play import ApiPlayer
+
+    sent = [0] * len(keys)
+    applied = [0] * len(keys)
+    finished = [0] * len(keys)
+    stop_at = time.perf_counter() + seconds
+
+    def loop(k: int) -> None:
+        with httpx.Client(base_url=url, timeout=60) as http:
+            player = ApiPlayer(http, keys[k])
+            player.sign_in()
+            while time.perf_counter() < stop_at:
+                match = player.start_bot_match(GAME, player.pick_deck(GAME), "random")
+
+                def count(_choice: Any, out: dict[str, Any]) -> None:
+                    applied[k] += len(out["applied"])
+
+                final, n = _play_until(player, match["id"], stop_at, count)
+                sent[k] += n
+                if final == "finished":
+                    finished[k] += 1
+                else:
+                    player.call("POST", f"/matches/{match['id']}/resign")
+
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=loop, args=(k,)) for k in range(len(keys))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    return {
+        "actions_per_s": round(sum(sent) / elapsed, 1),
+        "engine_actions_per_s": round(sum(applied) / elapsed, 1),
+        "bot_matches_finished": sum(finished),
+    }
+
+
+def _play_until(
+    player: Any, match_id: str, stop_at: float, on_action: Callable[[Any, dict[str, Any]], None]
+) -> tuple[str, int]:
+    view = player.call("GET", f"/matches/{match_id}/view")
+    legal, version, status = (
+        view["legal_actions"],
+        view["match"]["version"],
+        view["match"]["status"],
+    )
+    sent = 0
+    while status == "active" and time.perf_counter() < stop_at:
+        choice = legal[player.rng.randrange(len(legal))]
+        out = player.call(
+            "POST", f"/matches/{match_id}/actions", {"action": choice["action"], "version": version}
+        )
+        sent += 1
+        on_action(choice, out)
+        legal, version, status = out["legal_actions"], out["version"], out["status"]
+    return status, sent
+
+
+def run(
+    seconds: float = 30.0,
+    rate: float = 100.0,
+    clients: int = 50,
+    wallets: int = 200,
+    rounds: int = 2,
+) -> dict[str, Any]:
+    """Run the benchmark (`rounds` times against one API process) and return its figures."""
+    stack = _Stack(wallets, ACTION_CLIENTS)
+    try:
+        stack.start()
+        assert stack.api is not None
+        tokens = _sign_in_all(stack.url, stack.deck_keys)
+        rss: list[float] = []
+        out: dict[str, Any] = {}
+        for _ in range(rounds):
+            out = _open_loop(stack.url, tokens, stack.deck, seconds, rate)
+            out |= _closed_loop(stack.url, tokens, stack.deck, clients, min(seconds, 10.0))
+            out |= _bot_matches(stack.url, stack.match_keys, min(seconds, 15.0))
+            rss.append(round(_rss_mb(stack.api.pid), 1))
+        out["api_rss_mb"] = rss[-1]
+        out["api_rss_first_run_mb"] = rss[0]
+        out["api_rss_growth_pct"] = round((rss[-1] / rss[0] - 1) * 100, 1) if rss[0] else None
+        out["params"] = {
+            "seconds": seconds,
+            "rate": rate,
+            "clients": clients,
+            "wallets": wallets,
+            "rounds": rounds,
+            "game": GAME,
+            "deck_cards": sum(stack.deck.values()),
+            "cpus": os.cpu_count(),
+        }
+        return out
+    finally:
+        stack.stop()

@@ -32,6 +32,7 @@ def run(game: str = "metax", seconds: float = 10.0) -> dict[str, Any]:
     actions = 0
     seed = 0
     start = time.perf_counter()
+    cpu_start = time.process_time()
     deadline = start + seconds / 2
     while True:
         seed += 1
@@ -42,8 +43,10 @@ def run(game: str = "metax", seconds: float = 10.0) -> dict[str, Any]:
         if time.perf_counter() >= deadline:
             break
     play_elapsed = time.perf_counter() - start
+    play_cpu = time.process_time() - cpu_start
 
     start = time.perf_counter()
+    cpu_start = time.process_time()
     replayed = 0
     deadline = start + seconds / 2
     for t in transcripts:
@@ -52,6 +55,7 @@ def run(game: str = "metax", seconds: float = 10.0) -> dict[str, Any]:
         if time.perf_counter() >= deadline:
             break
     replay_elapsed = time.perf_counter() - start
+    replay_cpu = time.process_time() - cpu_start
 
     sizes = [_mid_state_bytes(t) for t in transcripts[:_STATE_SAMPLES]]
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -64,6 +68,9 @@ def run(game: str = "metax", seconds: float = 10.0) -> dict[str, Any]:
         "mean_actions_per_match": round(actions / len(transcripts), 1),
         "replayed_matches": replayed,
         "replay_matches_per_s": round(replayed / replay_elapsed, 1),
+        # the same rates over this process's CPU time (less sensitive to a busy machine)
+        "cpu_matches_per_s": round(len(transcripts) / max(play_cpu, 1e-9), 1),
+        "cpu_replay_matches_per_s": round(replayed / max(replay_cpu, 1e-9), 1),
         "state_bytes": int(statistics.median(sizes)),
         "peak_rss_mb": round(peak_kb / 1024, 1),
     }

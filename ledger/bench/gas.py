@@ -15,6 +15,7 @@ from eth_account import Account
 from ledger import merkle
 from ledger.deploy import Deployment, contract, deploy_all
 from ledger.devchain import AnvilNode, start_anvil
+from ledger.errors import ChainError
 from ledger.settings import ANVIL_DEV_KEYS
 from ledger.signing import Offer, sign_offer
 from ledger.tokenids import token_id
@@ -26,16 +27,29 @@ SWAP_BAR = 150_000
 def _gas(w3: Any, tx_hash: Any) -> int:
     receipt = w3.eth.wait_for_transaction_receipt(tx_hash)
     if receipt["status"] != 1:
-        raise RuntimeError(f"benchmark transaction {tx_hash.hex()} reverted")
+        raise ChainError(f"benchmark transaction {tx_hash.hex()} reverted")
     return int(receipt["gasUsed"])
 
 
-def _swap(w3: Any, d: Deployment, maker_key: str, taker: str, given: list[int], asked: list[int], nonce: int) -> int:
+def _swap(
+    w3: Any,
+    d: Deployment,
+    maker_key: str,
+    taker: str,
+    given: list[int],
+    asked: list[int],
+    nonce: int,
+) -> int:
     exchange = contract(w3, d, "CardExchange")
     maker = Account.from_key(maker_key).address
     offer = Offer(
-        maker=maker, given_ids=tuple(given), given_amounts=(1,) * len(given), asked_ids=tuple(asked),
-        asked_amounts=(1,) * len(asked), expiry=2**40, nonce=nonce,
+        maker=maker,
+        given_ids=tuple(given),
+        given_amounts=(1,) * len(given),
+        asked_ids=tuple(asked),
+        asked_amounts=(1,) * len(asked),
+        expiry=2**40,
+        nonce=nonce,
     )
     signature = sign_offer(maker_key, offer, d.chain_id, d.card_exchange)
     return _gas(w3, exchange.functions.fill(offer.as_tuple(), signature).transact({"from": taker}))
@@ -49,15 +63,23 @@ def measure(node: AnvilNode) -> dict[str, Any]:
     alice, bob = Account.from_key(alice_key).address, Account.from_key(bob_key).address
     d = deploy_all(w3, ANVIL_DEV_KEYS[0], signer, anchorer, rpc_url=node.rpc_url)
     out: dict[str, Any] = {}
-    for name, key in (("CardToken", "deploy_card_token"), ("MatchLedger", "deploy_match_ledger"),
-                      ("CardExchange", "deploy_card_exchange")):
+    for name, key in (
+        ("CardToken", "deploy_card_token"),
+        ("MatchLedger", "deploy_match_ledger"),
+        ("CardExchange", "deploy_card_exchange"),
+    ):
         out[key] = _gas(w3, d.receipts[name])
 
     token = contract(w3, d, "CardToken")
     ids = [token_id("metax", f"BENCH-{i:03d}") for i in range(40)]
-    out["mint_batch_40"] = _gas(w3, token.functions.mintBatch(alice, ids, [4] * 40, b"").transact({"from": publisher}))
+    out["mint_batch_40"] = _gas(
+        w3, token.functions.mintBatch(alice, ids, [4] * 40, b"").transact({"from": publisher})
+    )
     out["transfer_batch_40"] = _gas(
-        w3, token.functions.safeBatchTransferFrom(alice, bob, ids, [1] * 40, b"").transact({"from": alice})
+        w3,
+        token.functions.safeBatchTransferFrom(alice, bob, ids, [1] * 40, b"").transact(
+            {"from": alice}
+        ),
     )
 
     ledger = contract(w3, d, "MatchLedger")
@@ -65,14 +87,22 @@ def measure(node: AnvilNode) -> dict[str, Any]:
     head = b"\x00" * 32
     anchors = []
     for batch_id, tree in enumerate(trees, start=1):
-        anchors.append(_gas(w3, ledger.functions.anchor(batch_id, tree.root, 1024, head).transact({"from": anchorer})))
+        anchors.append(
+            _gas(
+                w3,
+                ledger.functions.anchor(batch_id, tree.root, 1024, head).transact(
+                    {"from": anchorer}
+                ),
+            )
+        )
         head = ledger.functions.headBatchHash().call()
     out["anchor_batch_first"] = anchors[0]  # batch 1 also writes the chain head from zero
     out["anchor_batch"] = max(anchors[1:])  # steady state, independent of the batch size
     out["anchor_gas_per_result_1024"] = round(out["anchor_batch"] / 1024, 2)
     tree = trees[1]
     proof = tree.proof(517)
-    assert ledger.functions.verifyResult(2, tree.digests[517], proof).call()
+    if not ledger.functions.verifyResult(2, tree.digests[517], proof).call():
+        raise ChainError("verifyResult refused a valid proof")
     out["verify_proof_1024"] = int(
         ledger.functions.verifyResult(2, tree.digests[517], proof).estimate_gas({"from": publisher})
     )
@@ -88,7 +118,9 @@ def measure(node: AnvilNode) -> dict[str, Any]:
     fresh = [token_id("metax", f"FRESH-{i}") for i in range(6)]
     token.functions.mintBatch(alice, fresh[:3], [1] * 3, b"").transact({"from": publisher})
     token.functions.mintBatch(bob, fresh[3:], [1] * 3, b"").transact({"from": publisher})
-    out["swap_fill_3for3_fresh_recipients"] = _swap(w3, d, alice_key, bob, fresh[:3], fresh[3:], nonce=3)
+    out["swap_fill_3for3_fresh_recipients"] = _swap(
+        w3, d, alice_key, bob, fresh[:3], fresh[3:], nonce=3
+    )
     out["meets_anchor_bar"] = out["anchor_batch"] <= ANCHOR_BAR
     out["meets_swap_bar"] = out["swap_fill_3for3"] <= SWAP_BAR
     return out

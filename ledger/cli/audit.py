@@ -1,15 +1,69 @@
-"""`metaledger audit ...` commands."""
+"""`metaledger audit ...` commands and `metaledger verify`."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import typer
+
+from ledger.errors import InvalidInput
 
 app = typer.Typer(no_args_is_help=True)
 
 
+@app.command("export")
+def export(
+    match_id: str = typer.Argument(..., help="the match id (0x-prefixed 32 bytes)"),
+    output: Path = typer.Option(
+        ..., "-o", "--output", help="where to write the bundle JSON ('-' for stdout)"
+    ),
+) -> None:
+    """Export the self-contained bundle of an anchored match (reads the operator's database)."""
+    from ledger.bundle import export_from_settings
+    from ledger.db import get_engine, session_scope
+
+    with session_scope(get_engine()) as session:
+        bundle = export_from_settings(session, match_id)
+    text = json.dumps(bundle, indent=2, sort_keys=True) + "\n"
+    if str(output) == "-":
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        typer.echo(f"wrote the bundle of match {match_id} to {output}")
+
+
 def verify(
     file: str = typer.Argument(..., help="a match bundle JSON file"),
-    rpc: str = typer.Option(..., "--rpc", help="JSON-RPC URL of the chain the result is anchored on"),
+    rpc: str = typer.Option(
+        ..., "--rpc", help="JSON-RPC URL of the chain the result is anchored on"
+    ),
 ) -> None:
     """Verify a match bundle using only the chain and the bundle (no database, no API)."""
-    raise typer.Exit(3)  # not built yet: see the workers/audit issue
+    from ledger.verify import verify_bundle
+
+    try:
+        bundle = json.loads(Path(file).read_text())
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {file}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise InvalidInput(f"{file} is not JSON: {exc}") from None
+    if not isinstance(bundle, dict):
+        raise InvalidInput(f"{file} is not a bundle (a JSON object)")
+    checks = verify_bundle(bundle, rpc)
+    for check in checks:
+        mark = (
+            typer.style("✓", fg=typer.colors.GREEN)
+            if check.ok
+            else typer.style("✗", fg=typer.colors.RED)
+        )
+        typer.echo(f"{mark} {check.name}: {check.detail}")
+    failed = [c.name for c in checks if not c.ok]
+    if failed:
+        typer.secho(
+            f"FAILED: {len(failed)} of {len(checks)} checks ({', '.join(failed)})",
+            fg=typer.colors.RED,
+            err=True,
+        )
+        raise typer.Exit(1)
+    typer.secho(f"OK: all {len(checks)} checks passed", fg=typer.colors.GREEN)

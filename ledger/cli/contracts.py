@@ -28,7 +28,9 @@ def build() -> None:
         if old.stem not in result.contracts:
             old.unlink()
     for name, compiled in sorted(result.contracts.items()):
-        text = artifact_json(name, compiled, result.solc_version, result.settings, result.source_hash)
+        text = artifact_json(
+            name, compiled, result.solc_version, result.settings, result.source_hash
+        )
         (ARTIFACTS_DIR / f"{name}.json").write_text(text)
     typer.echo(f"built {len(result.contracts)} artifacts, source hash {result.source_hash}")
 

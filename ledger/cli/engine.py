@@ -59,7 +59,7 @@ def play(
                 _fail("match did not end within 100000 actions")
             turn = getattr(state, "turn", None)
             if turn != last_turn and not quiet:
-                console.print(f"[bold]— turn {turn} —[/bold]" if turn is not None else "")
+                console.print(f"[bold]— {'setup' if turn == 0 else f'turn {turn}'} —[/bold]" if turn is not None else "")
                 last_turn = turn
             player = state.current_player
             action: Action = players[player].choose(state)

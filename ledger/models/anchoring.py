@@ -14,7 +14,6 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-
 class BatchStatus(StrEnum):
     """Life cycle of a batch.
 

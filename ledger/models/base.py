@@ -6,5 +6,5 @@ from datetime import UTC, datetime
 
 
 def utcnow() -> datetime:
-    """The current time as a naive UTC datetime (what every timestamp column stores)."""
-    return datetime.now(UTC).replace(tzinfo=None)
+    """The current time as an aware UTC datetime (timestamp columns store UTC)."""
+    return datetime.now(UTC)

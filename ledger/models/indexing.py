@@ -13,7 +13,6 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-
 class IndexerCursor(SQLModel, table=True):
     """How far the indexer has read one contract's events (inclusive)."""
 

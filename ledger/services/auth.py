@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
@@ -49,7 +49,7 @@ def issue_nonce(db: Session, ctx: Context) -> NonceGrant:
     nonce = siwe.new_nonce()
     queries.add_nonce(db, nonce, now=now, expires_at=expires)
     domain = ctx.settings.resolved_siwe_domain
-    return NonceGrant(nonce, domain, ctx.chain_id, f"http://{domain}", now.replace(tzinfo=UTC), expires.replace(tzinfo=UTC))
+    return NonceGrant(nonce, domain, ctx.chain_id, f"http://{domain}", now, expires)
 
 
 def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn:
@@ -64,15 +64,22 @@ def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn
     if not queries.consume_nonce(db, parsed.nonce, now=now):
         row = queries.get_nonce(db, parsed.nonce)
         if row is None:
-            raise Unauthorized("unknown sign-in nonce; ask for one at POST /auth/nonce", reason="unknown-nonce")
+            raise Unauthorized(
+                "unknown sign-in nonce; ask for one at POST /auth/nonce", reason="unknown-nonce"
+            )
         if row.used_at is not None:
             raise Unauthorized("this sign-in nonce was already used", reason="replayed-nonce")
         raise Unauthorized("this sign-in nonce has expired", reason="expired-nonce")
     queries.upsert_wallet(db, parsed.address, is_contract=not is_eoa, now=now)
     token = secrets.token_urlsafe(32)
     expires = now + timedelta(seconds=ctx.settings.session_ttl_seconds)
-    queries.add_session(db, SessionRow(token_hash=_hash(token), address=parsed.address, created_at=now, expires_at=expires))
-    return SignedIn(token, parsed.address, expires.replace(tzinfo=UTC), not is_eoa)
+    queries.add_session(
+        db,
+        SessionRow(
+            token_hash=_hash(token), address=parsed.address, created_at=now, expires_at=expires
+        ),
+    )
+    return SignedIn(token, parsed.address, expires, not is_eoa)
 
 
 def authenticate(db: Session, token: str) -> str:

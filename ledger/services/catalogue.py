@@ -85,7 +85,9 @@ class Holding:
     balance: int
 
 
-def collection(db: Session, ctx: Context, address: str, game: str | None = None) -> tuple[int, list[Holding]]:
+def collection(
+    db: Session, ctx: Context, address: str, game: str | None = None
+) -> tuple[int, list[Holding]]:
     """The cards `address` holds (one balanceOfBatch over every design at the latest block).
     Returns (block number, holdings with a positive balance)."""
     if not is_address(address):
@@ -95,9 +97,13 @@ def collection(db: Session, ctx: Context, address: str, game: str | None = None)
     if game and not designs:
         load_game(game)
     pin = ctx.chain.head()
-    balances = ctx.chain.balances([owner] * len(designs), [int(d.token_id, 16) for d in designs], pin)
+    balances = ctx.chain.balances(
+        [owner] * len(designs), [int(d.token_id, 16) for d in designs], pin
+    )
     return pin.number, [
-        Holding(d.game, d.card_id, d.name, d.token_id, b) for d, b in zip(designs, balances, strict=True) if b > 0
+        Holding(d.game, d.card_id, d.name, d.token_id, b)
+        for d, b in zip(designs, balances, strict=True)
+        if b > 0
     ]
 
 

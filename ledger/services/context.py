@@ -69,10 +69,16 @@ class Context:
     @classmethod
     def create(cls, settings: Settings, db: Engine, chain: ChainClient | None = None) -> Context:
         """A context from settings (chain client from the deployment file unless given)."""
-        chain = chain or ChainClient.from_settings()
+        chain = chain or ChainClient.from_settings(settings)
         settings.check_keys_for_chain(chain.addresses.chain_id)
         signer = Account.from_key(settings.signer_key.get_secret_value())
-        return cls(db=db, chain=chain, settings=settings, signer=signer, cache=StateCache(settings.match_cache_size))
+        return cls(
+            db=db,
+            chain=chain,
+            settings=settings,
+            signer=signer,
+            cache=StateCache(settings.match_cache_size),
+        )
 
     @property
     def chain_id(self) -> int:

@@ -31,9 +31,13 @@ def canonical_cards(cards: Mapping[str, Any]) -> dict[str, int]:
     out: dict[str, int] = {}
     for card, copies in cards.items():
         if not isinstance(card, str) or not 0 < len(card) <= 64:
-            raise InvalidInput(f"card id {card!r} must be a string of 1-64 characters", field="cards")
+            raise InvalidInput(
+                f"card id {card!r} must be a string of 1-64 characters", field="cards"
+            )
         if not isinstance(copies, int) or isinstance(copies, bool) or not 0 < copies <= MAX_COPIES:
-            raise InvalidInput(f"copies of {card!r} must be an integer from 1 to {MAX_COPIES}", field="cards")
+            raise InvalidInput(
+                f"copies of {card!r} must be an integer from 1 to {MAX_COPIES}", field="cards"
+            )
         out[card] = copies
     return dict(sorted(out.items()))
 
@@ -43,7 +47,9 @@ def deck_hash(game: str, cards: Mapping[str, int]) -> str:
     return "0x" + keccak(canonical_json({"game": game, "cards": dict(sorted(cards.items()))})).hex()
 
 
-def live_requirements(db: Session, game: Game, owner: str, exclude_match: str | None = None) -> Counter[str]:
+def live_requirements(
+    db: Session, game: Game, owner: str, exclude_match: str | None = None
+) -> Counter[str]:
     """card id -> copies `owner` has committed to live matches of `game`."""
     total: Counter[str] = Counter()
     for cards in queries.live_seat_cards(db, owner, game=game.name, exclude_match=exclude_match):
@@ -52,7 +58,10 @@ def live_requirements(db: Session, game: Game, owner: str, exclude_match: str | 
 
 
 def shortfalls(
-    required: Mapping[str, int], held: Mapping[str, int], committed: Mapping[str, int], ids: Mapping[str, int]
+    required: Mapping[str, int],
+    held: Mapping[str, int],
+    committed: Mapping[str, int],
+    ids: Mapping[str, int],
 ) -> list[dict[str, Any]]:
     """Every card where needed + committed elsewhere > held, with the figures."""
     out = []
@@ -60,17 +69,21 @@ def shortfalls(
         have = held.get(card, 0)
         other = committed.get(card, 0)
         if needed + other > have:
-            out.append({
-                "card": card,
-                "token_id": "0x" + ids[card].to_bytes(32, "big").hex() if card in ids else None,
-                "needed": needed,
-                "held": have,
-                "committed_elsewhere": other,
-            })
+            out.append(
+                {
+                    "card": card,
+                    "token_id": "0x" + ids[card].to_bytes(32, "big").hex() if card in ids else None,
+                    "needed": needed,
+                    "held": have,
+                    "committed_elsewhere": other,
+                }
+            )
     return out
 
 
-def check_rules(game: Game, cards: Mapping[str, int], options: Mapping[str, Any] | None = None) -> None:
+def check_rules(
+    game: Game, cards: Mapping[str, int], options: Mapping[str, Any] | None = None
+) -> None:
     """The game's deck-building rules; DeckRejected listing every violation."""
     violations = game.check_deck(cards, {**game.default_options, **(options or {})})
     if violations:
@@ -80,7 +93,9 @@ def check_rules(game: Game, cards: Mapping[str, int], options: Mapping[str, Any]
         )
 
 
-def read_holdings(ctx: Context, owners_needs: Iterable[tuple[str, Mapping[str, int]]], game: str, pin: BlockRef) -> list[dict[str, int]]:
+def read_holdings(
+    ctx: Context, owners_needs: Iterable[tuple[str, Mapping[str, int]]], game: str, pin: BlockRef
+) -> list[dict[str, int]]:
     """For each (owner, required) pair, the owner's balances of those cards at `pin` — all in
     ONE balanceOfBatch call."""
     ids = token_ids(game)
@@ -105,7 +120,9 @@ def read_holdings(ctx: Context, owners_needs: Iterable[tuple[str, Mapping[str, i
     return out
 
 
-def register_deck(db: Session, ctx: Context, owner: str, game_name: str, cards: Mapping[str, Any]) -> DeckCommitment:
+def register_deck(
+    db: Session, ctx: Context, owner: str, game_name: str, cards: Mapping[str, Any]
+) -> DeckCommitment:
     """Check and store a deck commitment for `owner` (see the module docstring for the order)."""
     game = load_game(game_name)
     deck = canonical_cards(cards)

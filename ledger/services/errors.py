@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ledger.errors import Conflict, RuleViolation
+from ledger.errors import Conflict, MetaLedgerError, RuleViolation
 
 
-class CommitFirst:
+class CommitFirst(MetaLedgerError):
     """Marker: the request commits its transaction before rendering this error (the error
     reports a state change that must persist, e.g. a match cancelled or lost on time)."""
 

@@ -17,12 +17,20 @@ from ledger.models import Match, MatchResult, MatchSeat, utcnow
 from ledger.services.context import Context
 
 
+def _b32(value: str) -> bytes:
+    return bytes.fromhex(value.removeprefix("0x"))
+
+
 def seed_commitments(operator_commit: str, commit0: str, commit1: str) -> bytes:
     """keccak256(abi.encode(operatorCommit, player0Commit, player1Commit))."""
-    return keccak(b"".join(bytes.fromhex(c.removeprefix("0x")) for c in (operator_commit, commit0, commit1)))
+    return keccak(
+        b"".join(bytes.fromhex(c.removeprefix("0x")) for c in (operator_commit, commit0, commit1))
+    )
 
 
-def build_transcript(db: Session, match: Match, seats: list[MatchSeat], state: GameState) -> Transcript:
+def build_transcript(
+    db: Session, match: Match, seats: list[MatchSeat], state: GameState
+) -> Transcript:
     """The match's transcript (engine format) from its stored header, actions and checkpoints."""
     assert match.seed is not None
     return Transcript(
@@ -43,7 +51,13 @@ def build_transcript(db: Session, match: Match, seats: list[MatchSeat], state: G
 
 
 def sign_and_store(
-    db: Session, ctx: Context, match: Match, seats: list[MatchSeat], state: GameState, winner_seat: int | None, reason: str
+    db: Session,
+    ctx: Context,
+    match: Match,
+    seats: list[MatchSeat],
+    state: GameState,
+    winner_seat: int | None,
+    reason: str,
 ) -> MatchResult:
     """Sign the result of `match` and insert it with its outbox row (no commit)."""
     if match.ownership_block is None or match.seed is None:
@@ -54,13 +68,13 @@ def sign_and_store(
     commits = [s.seed_commit for s in seats]
     assert commits[0] is not None and commits[1] is not None
     struct = signing.MatchResult(
-        match_id=match.id,
+        match_id=_b32(match.id),
         game=match.game,
         ruleset_version=match.ruleset_version,
         player0=seats[0].address,
         player1=seats[1].address,
-        deck0=seats[0].deck_hash,
-        deck1=seats[1].deck_hash,
+        deck0=_b32(seats[0].deck_hash),
+        deck1=_b32(seats[1].deck_hash),
         seed_commitments=seed_commitments(match.operator_commit, commits[0], commits[1]),
         transcript_hash=keccak(transcript.canonical_bytes()),
         final_state_hash=bytes.fromhex(transcript.final_hash or ""),
@@ -101,16 +115,16 @@ def sign_and_store(
 def struct_of(row: MatchResult) -> signing.MatchResult:
     """The EIP-712 struct of a stored result."""
     return signing.MatchResult(
-        match_id=row.match_id,
+        match_id=_b32(row.match_id),
         game=row.game,
         ruleset_version=row.ruleset_version,
         player0=row.player0,
         player1=row.player1,
-        deck0=row.deck0,
-        deck1=row.deck1,
-        seed_commitments=row.seed_commitments,
-        transcript_hash=row.transcript_hash,
-        final_state_hash=row.final_state_hash,
+        deck0=_b32(row.deck0),
+        deck1=_b32(row.deck1),
+        seed_commitments=_b32(row.seed_commitments),
+        transcript_hash=_b32(row.transcript_hash),
+        final_state_hash=_b32(row.final_state_hash),
         winner=row.winner,
         ownership_block=row.ownership_block,
     )

@@ -16,7 +16,7 @@ from ledger import signing
 from ledger.deploy import Deployment, deploy_all
 from ledger.devchain import AnvilNode
 from ledger.models.base import utcnow
-from ledger.models.matches import Match
+from ledger.models.matches import Match, MatchSeat
 from ledger.models.results import MatchResult, OutboxEntry
 from ledger.models.wallets import Wallet
 from ledger.settings import ANVIL_DEV_KEYS
@@ -29,8 +29,11 @@ PLAYER1 = Account.from_key(ANVIL_DEV_KEYS[6]).address
 def deploy(anvil: AnvilNode) -> Deployment:
     """Deploy the contracts with the dev keys (signer and anchorer registered)."""
     return deploy_all(
-        anvil.w3, PUBLISHER_KEY, Account.from_key(SIGNER_KEY).address,
-        Account.from_key(ANCHORER_KEY).address, rpc_url=anvil.rpc_url,
+        anvil.w3,
+        PUBLISHER_KEY,
+        Account.from_key(SIGNER_KEY).address,
+        Account.from_key(ANCHORER_KEY).address,
+        rpc_url=anvil.rpc_url,
     )
 
 
@@ -38,22 +41,42 @@ def result_rows(deployment: Deployment, n: int, game: str = "metax") -> Iterator
     """`n` signed MatchResult rows (random struct fields) for `deployment`."""
     for _ in range(n):
         result = signing.MatchResult(
-            match_id=os.urandom(32), game=game, ruleset_version="1", player0=PLAYER0, player1=PLAYER1,
-            deck0=os.urandom(32), deck1=os.urandom(32), seed_commitments=os.urandom(32),
-            transcript_hash=os.urandom(32), final_state_hash=os.urandom(32), winner=PLAYER0,
+            match_id=os.urandom(32),
+            game=game,
+            ruleset_version="1",
+            player0=PLAYER0,
+            player1=PLAYER1,
+            deck0=os.urandom(32),
+            deck1=os.urandom(32),
+            seed_commitments=os.urandom(32),
+            transcript_hash=os.urandom(32),
+            final_state_hash=os.urandom(32),
+            winner=PLAYER0,
             ownership_block=1,
         )
         digest = signing.result_digest(result, deployment.chain_id, deployment.match_ledger)
         sig = signing.sign_digest(SIGNER_KEY, digest)
         m = result.as_message()
         yield {
-            "match_id": m["matchId"], "chain_id": deployment.chain_id,
-            "verifying_contract": deployment.match_ledger, "game": game, "ruleset_version": "1",
-            "player0": PLAYER0, "player1": PLAYER1, "deck0": m["deck0"], "deck1": m["deck1"],
-            "seed_commitments": m["seedCommitments"], "transcript_hash": m["transcriptHash"],
-            "final_state_hash": m["finalStateHash"], "winner": PLAYER0, "ownership_block": 1,
-            "digest": "0x" + digest.hex(), "signature": "0x" + sig.hex(),
-            "signer": Account.from_key(SIGNER_KEY).address, "end_reason": "ko", "transcript": {},
+            "match_id": m["matchId"],
+            "chain_id": deployment.chain_id,
+            "verifying_contract": deployment.match_ledger,
+            "game": game,
+            "ruleset_version": "1",
+            "player0": PLAYER0,
+            "player1": PLAYER1,
+            "deck0": m["deck0"],
+            "deck1": m["deck1"],
+            "seed_commitments": m["seedCommitments"],
+            "transcript_hash": m["transcriptHash"],
+            "final_state_hash": m["finalStateHash"],
+            "winner": PLAYER0,
+            "ownership_block": 1,
+            "digest": "0x" + digest.hex(),
+            "signature": "0x" + sig.hex(),
+            "signer": Account.from_key(SIGNER_KEY).address,
+            "end_reason": "ko",
+            "transcript": {},
         }
 
 
@@ -76,20 +99,39 @@ def insert_results(engine: Engine, rows: list[dict[str, Any]]) -> list[int]:
     with engine.begin() as conn:
         if conn.execute(select(Wallet.address).where(Wallet.address == PLAYER0)).first() is None:  # type: ignore[arg-type]
             conn.execute(insert(Wallet), [_row(Wallet, address=PLAYER0)])
-        conn.execute(insert(Match), [
-            _row(Match, id=r["match_id"], game=r["game"], ruleset_version="1", catalogue_hash="0" * 64,
-                 status="finished", created_by=PLAYER0, operator_commit="0x" + "00" * 32,
-                 operator_secret="0x" + "00" * 32)
-            for r in rows
-        ])
-        conn.execute(insert(MatchResult), [{k: v for k, v in _row(MatchResult, **r).items() if k != "id"} for r in rows])
-        by_match = dict(conn.execute(
-            select(MatchResult.match_id, MatchResult.id).where(
-                MatchResult.match_id.in_([r["match_id"] for r in rows]))  # type: ignore[attr-defined]
-        ).all())
+        conn.execute(
+            insert(Match),
+            [
+                _row(
+                    Match,
+                    id=r["match_id"],
+                    game=r["game"],
+                    ruleset_version="1",
+                    catalogue_hash="0" * 64,
+                    status="finished",
+                    created_by=PLAYER0,
+                    operator_commit="0x" + "00" * 32,
+                    operator_secret="0x" + "00" * 32,
+                )
+                for r in rows
+            ],
+        )
+        conn.execute(
+            insert(MatchResult),
+            [{k: v for k, v in _row(MatchResult, **r).items() if k != "id"} for r in rows],
+        )
+        by_match = dict(
+            conn.execute(
+                select(MatchResult.match_id, MatchResult.id).where(
+                    MatchResult.match_id.in_([r["match_id"] for r in rows])
+                )  # type: ignore[attr-defined]
+            ).all()
+        )
         ids = [by_match[r["match_id"]] for r in rows]
-        conn.execute(insert(OutboxEntry), [{k: v for k, v in _row(OutboxEntry, result_id=i).items() if k != "id"}
-                                           for i in ids])
+        conn.execute(
+            insert(OutboxEntry),
+            [{k: v for k, v in _row(OutboxEntry, result_id=i).items() if k != "id"} for i in ids],
+        )
     return ids
 
 
@@ -106,3 +148,145 @@ def timestamp() -> Any:
 def random_hex(n: int = 32) -> str:
     """0x-hex of n random bytes."""
     return "0x" + secrets.token_hex(n)
+
+
+def store_played_match(
+    engine: Engine,
+    anvil: AnvilNode,
+    deployment: Deployment,
+    game_name: str = "metax",
+    seed_salt: int = 0,
+    bot: bool = False,
+) -> str:
+    """Mint both starter decks to two players, play a random-vs-random match on the engine and
+    store it as the API does (match, seats with seed commits/reveals, signed result, outbox).
+    Returns the match id."""
+    from eth_hash.auto import keccak
+
+    from engine.core.bots import RandomBot, play_match
+    from engine.core.game import get_game
+    from ledger.deploy import seed_demo
+    from ledger.services.decks import deck_hash
+    from ledger.services.results import seed_commitments
+    from ledger.tokenids import token_id
+
+    game = get_game(game_name)
+    decks = game.starter_decks
+    # the operator's bot plays seat 1 with the signer's address and holds no cards
+    players = (PLAYER0, Account.from_key(SIGNER_KEY).address if bot else PLAYER1)
+    seed_demo(
+        anvil.w3,
+        deployment,
+        PUBLISHER_KEY,
+        {
+            p: [
+                (token_id(game.name, card), n)
+                for card, n in game.required_tokens(d).items()
+                if n > 0
+            ]
+            for p, d in list(zip(players, decks, strict=True))[: 1 if bot else 2]
+        },
+    )
+    block = anvil.w3.eth.get_block("latest")
+    op, s0, s1 = (os.urandom(32) for _ in range(3))
+    commits = ["0x" + keccak(s).hex() for s in (op, s0, s1)]
+    seed = int.from_bytes(keccak(op + s0 + s1), "big")
+    state, transcript = play_match(
+        game.name, decks, seed, [RandomBot(1 + seed_salt), RandomBot(2 + seed_salt)]
+    )
+    match_id = "0x" + os.urandom(32).hex()
+    struct = signing.MatchResult(
+        match_id=match_id,
+        game=game.name,
+        ruleset_version=game.ruleset_version,
+        player0=players[0],
+        player1=players[1],
+        deck0=deck_hash(game.name, decks[0]),
+        deck1=deck_hash(game.name, decks[1]),
+        seed_commitments=seed_commitments(*commits),
+        transcript_hash=keccak(transcript.canonical_bytes()),
+        final_state_hash=bytes.fromhex(transcript.final_hash or ""),
+        winner=signing.ZERO_ADDRESS if state.winner is None else players[state.winner],
+        ownership_block=block["number"],
+    )
+    digest = signing.result_digest(struct, deployment.chain_id, deployment.match_ledger)
+    m = struct.as_message()
+    with engine.begin() as conn:
+        for p in players:
+            if conn.execute(select(Wallet.address).where(Wallet.address == p)).first() is None:  # type: ignore[arg-type]
+                conn.execute(insert(Wallet), [_row(Wallet, address=p)])
+        conn.execute(
+            insert(Match),
+            [
+                _row(
+                    Match,
+                    id=match_id,
+                    game=game.name,
+                    ruleset_version=game.ruleset_version,
+                    catalogue_hash=game.catalogue_hash,
+                    status="finished",
+                    created_by=PLAYER0,
+                    operator_commit=commits[0],
+                    operator_secret="0x" + op.hex(),
+                    seed=hex(seed),
+                    ownership_block=block["number"],
+                    ownership_block_hash=block["hash"].to_0x_hex(),
+                    winner_seat=state.winner,
+                    end_reason="over",
+                )
+            ],
+        )
+        conn.execute(
+            insert(MatchSeat),
+            [
+                _row(
+                    MatchSeat,
+                    match_id=match_id,
+                    seat=i,
+                    address=p,
+                    deck_hash=deck_hash(game.name, decks[i]),
+                    cards=dict(decks[i]),
+                    seed_commit=commits[i + 1],
+                    seed_secret="0x" + (s0, s1)[i].hex(),
+                    is_bot=bot and i == 1,
+                )
+                for i, p in enumerate(players)
+            ],
+        )
+        result_id = conn.execute(
+            insert(MatchResult)
+            .values(
+                {
+                    k: v
+                    for k, v in _row(
+                        MatchResult,
+                        match_id=match_id,
+                        chain_id=deployment.chain_id,
+                        verifying_contract=deployment.match_ledger,
+                        game=game.name,
+                        ruleset_version=game.ruleset_version,
+                        player0=players[0],
+                        player1=players[1],
+                        deck0=m["deck0"],
+                        deck1=m["deck1"],
+                        seed_commitments=m["seedCommitments"],
+                        transcript_hash=m["transcriptHash"],
+                        final_state_hash=m["finalStateHash"],
+                        winner=m["winner"],
+                        ownership_block=block["number"],
+                        digest="0x" + digest.hex(),
+                        signature="0x" + signing.sign_digest(SIGNER_KEY, digest).hex(),
+                        signer=Account.from_key(SIGNER_KEY).address,
+                        end_reason="over",
+                        transcript=transcript.to_json(),
+                    ).items()
+                    if k != "id"
+                }
+            )
+            .returning(MatchResult.id)
+        ).scalar_one()  # type: ignore[arg-type]
+        conn.execute(
+            insert(OutboxEntry),
+            [{k: v for k, v in _row(OutboxEntry, result_id=result_id).items() if k != "id"}],
+        )
+    return match_id

@@ -23,8 +23,13 @@ def _oz(trees: list[list[str]]) -> list[dict[str, object]]:
     if node is None or not (ROOT / "node_modules/@openzeppelin/merkle-tree").is_dir():
         pytest.fail("node and node_modules/@openzeppelin/merkle-tree are required (npm ci)")
     done = subprocess.run(
-        [node, str(SCRIPT)], input=json.dumps({"trees": trees}), capture_output=True,
-        text=True, check=True, cwd=ROOT, timeout=120,
+        [node, str(SCRIPT)],
+        input=json.dumps({"trees": trees}),
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        timeout=120,
     )
     return json.loads(done.stdout)  # type: ignore[no-any-return]
 
@@ -43,7 +48,9 @@ def test_matches_openzeppelin_merkle_tree() -> None:
 
 
 @given(st.lists(st.binary(min_size=32, max_size=32), min_size=1, max_size=40), st.data())
-def test_every_proof_verifies_and_no_other_digest_does(digests: list[bytes], data: st.DataObject) -> None:
+def test_every_proof_verifies_and_no_other_digest_does(
+    digests: list[bytes], data: st.DataObject
+) -> None:
     tree = merkle.build(digests)
     i = data.draw(st.integers(0, len(digests) - 1))
     proof = tree.proof(i)

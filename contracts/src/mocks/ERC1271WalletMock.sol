@@ -9,6 +9,7 @@ import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 /// @notice Test-only EIP-1271 wallet: a signature is valid if its owner EOA signed the hash.
 contract ERC1271WalletMock is IERC1271, ERC1155Holder {
     address public immutable owner;
+    bool public rejectsEth;
 
     constructor(address owner_) {
         owner = owner_;
@@ -26,5 +27,13 @@ contract ERC1271WalletMock is IERC1271, ERC1155Holder {
         token.setApprovalForAll(operator, true);
     }
 
-    receive() external payable {}
+    /// @notice Make the wallet refuse (or accept again) plain ETH transfers (owner only).
+    function setRejectsEth(bool rejects) external {
+        require(msg.sender == owner, "not owner");
+        rejectsEth = rejects;
+    }
+
+    receive() external payable {
+        if (rejectsEth) revert();
+    }
 }

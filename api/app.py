@@ -1,0 +1,63 @@
+"""The FastAPI app factory. `uvicorn api.app:app` serves it with the settings from the environment."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from api import problems
+from api.metrics import MetricsMiddleware
+from api.routes import audit, auth, catalogue, decks, matches, system
+from ledger.chain import ChainClient
+from ledger.db import get_engine, session_scope
+from ledger.errors import ConfigurationError
+from ledger.services.catalogue import sync_card_designs
+from ledger.services.context import Context
+from ledger.settings import Settings, get_settings
+
+DESCRIPTION = """Players prove deck ownership at a pinned block, play matches on the shared rules
+engine against a person or a bot, and receive operator-signed EIP-712 results.
+
+Every error is an RFC 9457 `application/problem+json` body."""
+
+
+def create_app(settings: Settings | None = None, *, chain: ChainClient | None = None) -> FastAPI:
+    """Build the app; the chain client, database engine and signer are set up at startup."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        s = settings or get_settings()
+        engine = get_engine(s.resolved_database_url)
+        ctx = Context.create(s, engine, chain)
+        try:
+            with session_scope(engine) as db:
+                sync_card_designs(db)
+        except ConfigurationError:
+            raise
+        except Exception as exc:
+            raise ConfigurationError(
+                f"the database at {s.resolved_database_url} is not ready ({type(exc).__name__}); run `metaledger db upgrade`"
+            ) from exc
+        app.state.ctx = ctx
+        yield
+        if chain is None:
+            ctx.chain.close()
+
+    app = FastAPI(
+        title="MetaLedger API",
+        version="1.0.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url="/docs",
+        openapi_url="/openapi.json",
+    )
+    problems.install(app)
+    app.add_middleware(MetricsMiddleware)
+    for module in (system, auth, catalogue, decks, matches, audit):
+        app.include_router(module.router)
+    return app
+
+
+app = create_app()

@@ -1,0 +1,69 @@
+"""Request plumbing: the process context, units of work (one transaction per request), and
+the signed-in caller."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, TypeVar
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlmodel import Session
+
+from ledger.errors import Conflict, ServiceUnavailable, Unauthorized
+from ledger.services import auth
+from ledger.services.context import Context
+from ledger.services.errors import CommitFirst
+
+T = TypeVar("T")
+
+bearer = HTTPBearer(auto_error=False, description="the session token from POST /auth/verify")
+
+
+def get_context(request: Request) -> Context:
+    """The process's service context (built at startup)."""
+    ctx: Context = request.app.state.ctx
+    return ctx
+
+
+def run(ctx: Context, work: Callable[[Session], T], *, write: bool = True) -> T:
+    """Run `work` in one transaction: commit on success (and before errors that report a
+    persisted change), roll back otherwise."""
+    bind = ctx.db.execution_options(metaledger_write=True) if write else ctx.db
+    session = Session(bind, expire_on_commit=False)
+    try:
+        result = work(session)
+        session.commit()
+        return result
+    except CommitFirst:
+        session.commit()
+        raise
+    except IntegrityError as exc:
+        session.rollback()
+        raise Conflict("the request conflicts with a concurrent change; retry") from exc
+    except OperationalError as exc:
+        session.rollback()
+        raise ServiceUnavailable("the database is unavailable; retry") from exc
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+def current_address(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+) -> str:
+    """The signed-in caller's address (401 without a live session)."""
+    if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
+        raise Unauthorized(
+            "sign in first (POST /auth/nonce, then POST /auth/verify) and send Authorization: Bearer <token>"
+        )
+    ctx = get_context(request)
+    token = credentials.credentials
+    return run(ctx, lambda db: auth.authenticate(db, token), write=False)
+
+
+Ctx = Annotated[Context, Depends(get_context)]
+Caller = Annotated[str, Depends(current_address)]

@@ -1,0 +1,94 @@
+"""Turn service rows into response bodies."""
+
+from __future__ import annotations
+
+from api import schemas
+from ledger.models import DeckCommitment, Match, MatchResult, MatchSeat, MatchStatus
+from ledger.services import results
+
+_STARTED = (MatchStatus.ACTIVE, MatchStatus.FINISHED)
+
+
+def deck(row: DeckCommitment) -> schemas.DeckOut:
+    """A deck commitment."""
+    return schemas.DeckOut(
+        id=row.id,
+        owner=row.owner,
+        game=row.game,
+        ruleset_version=row.ruleset_version,
+        deck_hash=row.deck_hash,
+        cards=row.cards,
+        required=row.required,
+        block_number=row.block_number,
+        block_hash=row.block_hash,
+        created_at=row.created_at,
+    )
+
+
+def match(row: Match, seats: list[MatchSeat], caller: str | None = None) -> schemas.MatchOut:
+    """A match's public state (secrets disclosed only once it started)."""
+    started = row.status in _STARTED
+    your_seat = next(
+        (s.seat for s in seats if caller is not None and s.address == caller and not s.is_bot), None
+    )
+    return schemas.MatchOut(
+        id=row.id,
+        game=row.game,
+        ruleset_version=row.ruleset_version,
+        status=row.status,
+        version=row.version,
+        current_player=row.current_player,
+        turn_deadline=row.turn_deadline,
+        operator_commit=row.operator_commit,
+        operator_secret=row.operator_secret if started else None,
+        seed=row.seed,
+        ownership_block=row.ownership_block,
+        ownership_block_hash=row.ownership_block_hash,
+        winner_seat=row.winner_seat,
+        end_reason=row.end_reason,
+        options=row.options,
+        seats=[
+            schemas.SeatOut(
+                seat=s.seat,
+                address=s.address,
+                is_bot=s.is_bot,
+                deck_hash=s.deck_hash,
+                deck_id=s.deck_id,
+                seed_commit=s.seed_commit,
+                revealed=s.seed_secret is not None and (started or not s.is_bot),
+                seed_secret=s.seed_secret if started else None,
+            )
+            for s in seats
+        ],
+        your_seat=your_seat,
+        created_at=row.created_at,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+    )
+
+
+def result(row: MatchResult, batch_id: int | None) -> schemas.ResultOut:
+    """A signed result with its EIP-712 typed data."""
+    return schemas.ResultOut(
+        match_id=row.match_id,
+        chain_id=row.chain_id,
+        verifying_contract=row.verifying_contract,
+        game=row.game,
+        ruleset_version=row.ruleset_version,
+        player0=row.player0,
+        player1=row.player1,
+        deck0=row.deck0,
+        deck1=row.deck1,
+        seed_commitments=row.seed_commitments,
+        transcript_hash=row.transcript_hash,
+        final_state_hash=row.final_state_hash,
+        winner=row.winner,
+        ownership_block=row.ownership_block,
+        digest=row.digest,
+        signature=row.signature,
+        signer=row.signer,
+        end_reason=row.end_reason,
+        typed_data=results.typed_data(row),
+        batch_id=batch_id,
+        created_at=row.created_at,
+    )

@@ -1,0 +1,127 @@
+"""RFC 9457 problem+json for every error: ours, validation (422), routing (404/405), and the
+unexpected (500, never with a stack trace)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from engine.core.errors import EngineError
+from ledger.errors import MetaLedgerError
+
+PROBLEM_JSON = "application/problem+json"
+log = logging.getLogger("api")
+
+_STATUS_SLUGS = {
+    400: ("bad-request", "Bad request"),
+    401: ("unauthorized", "Unauthorized"),
+    403: ("forbidden", "Forbidden"),
+    404: ("not-found", "Not found"),
+    405: ("method-not-allowed", "Method not allowed"),
+    406: ("not-acceptable", "Not acceptable"),
+    413: ("payload-too-large", "Payload too large"),
+    415: ("unsupported-media-type", "Unsupported media type"),
+}
+
+
+def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> JSONResponse:
+    """A problem+json response with the body's status."""
+    return JSONResponse(
+        body, status_code=int(body["status"]), media_type=PROBLEM_JSON, headers=headers
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, str | int | float | bool) or value is None:
+        return value
+    return str(value)
+
+
+def install(app: FastAPI) -> None:
+    """Register the exception handlers on `app`."""
+
+    async def ours(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, MetaLedgerError)
+        if exc.status >= 500:
+            log.warning("%s %s: %s", request.method, request.url.path, exc.detail)
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return problem_response(_jsonable(exc.problem(instance=request.url.path)), headers)
+
+    async def engine(request: Request, exc: Exception) -> JSONResponse:
+        return problem_response(
+            {
+                "type": "https://metaledger.dev/problems/rule-violation",
+                "title": "Rule violation",
+                "status": 422,
+                "detail": str(exc),
+                "instance": request.url.path,
+            }
+        )
+
+    async def validation(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        errors = [
+            {
+                "loc": [str(p) for p in e.get("loc", ())],
+                "message": str(e.get("msg", "")),
+                "type": str(e.get("type", "")),
+            }
+            for e in exc.errors()
+        ]
+        return problem_response(
+            {
+                "type": "https://metaledger.dev/problems/invalid-input",
+                "title": "Invalid input",
+                "status": 422,
+                "detail": "; ".join(f"{'.'.join(e['loc'])}: {e['message']}" for e in errors)[:2000]
+                or "invalid request",
+                "instance": request.url.path,
+                "errors": errors,
+            }
+        )
+
+    async def http(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        slug, title = _STATUS_SLUGS.get(exc.status_code, ("http-error", "HTTP error"))
+        detail = exc.detail if isinstance(exc.detail, str) else title
+        if exc.status_code == 404 and detail == "Not Found":
+            detail = f"no route {request.url.path}"
+        if exc.status_code == 405:
+            detail = f"{request.method} is not allowed on {request.url.path}"
+        return problem_response(
+            {
+                "type": f"https://metaledger.dev/problems/{slug}",
+                "title": title,
+                "status": exc.status_code,
+                "detail": detail,
+                "instance": request.url.path,
+            },
+            dict(exc.headers) if exc.headers else None,
+        )
+
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return problem_response(
+            {
+                "type": "https://metaledger.dev/problems/internal-error",
+                "title": "Internal error",
+                "status": 500,
+                "detail": "an unexpected error occurred; it has been logged",
+                "instance": request.url.path,
+            }
+        )
+
+    app.add_exception_handler(MetaLedgerError, ours)
+    app.add_exception_handler(EngineError, engine)
+    app.add_exception_handler(RequestValidationError, validation)
+    app.add_exception_handler(StarletteHTTPException, http)
+    app.add_exception_handler(Exception, unexpected)

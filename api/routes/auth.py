@@ -1,0 +1,57 @@
+"""Sign-in with Ethereum (EIP-4361) and sessions."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
+from fastapi.security import HTTPAuthorizationCredentials
+
+from api import schemas
+from api.deps import Caller, Ctx, bearer, run
+from ledger.services import auth
+
+router = APIRouter(prefix="/auth", tags=["auth"])
+
+
+@router.post("/nonce", response_model=schemas.NonceOut)
+def nonce(ctx: Ctx) -> schemas.NonceOut:
+    """A single-use nonce; build an EIP-4361 message with it (domain, chain id, expiration) and sign it."""
+    grant = run(ctx, lambda db: auth.issue_nonce(db, ctx))
+    return schemas.NonceOut(
+        nonce=grant.nonce,
+        domain=grant.domain,
+        chain_id=grant.chain_id,
+        uri=grant.uri,
+        issued_at=grant.issued_at,
+        expires_at=grant.expires_at,
+    )
+
+
+@router.post("/verify", response_model=schemas.SessionOut)
+def verify(body: schemas.SignInIn, ctx: Ctx) -> schemas.SessionOut:
+    """Verify a signed sign-in message; returns a session token."""
+    signed = run(ctx, lambda db: auth.sign_in(db, ctx, body.message, body.signature))
+    return schemas.SessionOut(
+        token=signed.token,
+        address=signed.address,
+        expires_at=signed.expires_at,
+        contract_wallet=signed.contract_wallet,
+    )
+
+
+@router.post("/logout", status_code=204)
+def logout(
+    ctx: Ctx,
+    caller: Caller,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> None:
+    """End the current session."""
+    token = credentials.credentials if credentials else ""
+    run(ctx, lambda db: auth.sign_out(db, token))
+
+
+@router.get("/me", response_model=schemas.MeOut)
+def me(caller: Caller) -> schemas.MeOut:
+    """The signed-in address."""
+    return schemas.MeOut(address=caller)

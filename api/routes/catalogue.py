@@ -1,0 +1,64 @@
+"""Games, their card catalogues (with token ids), and wallet collections."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from api import schemas
+from api.deps import Ctx, run
+from ledger import queries
+from ledger.services import catalogue
+
+router = APIRouter(tags=["catalogue"])
+
+
+@router.get("/games", response_model=list[schemas.GameOut])
+def games() -> list[schemas.GameOut]:
+    """Every game the engine hosts."""
+    return [schemas.GameOut(**catalogue.game_summary(g)) for g in catalogue.available_games()]
+
+
+@router.get("/games/{game}", response_model=schemas.GameOut)
+def game(game: Annotated[str, Path(max_length=32)]) -> schemas.GameOut:
+    """One game."""
+    return schemas.GameOut(**catalogue.game_summary(catalogue.load_game(game)))
+
+
+@router.get("/games/{game}/cards", response_model=list[schemas.CardOut])
+def cards(game: Annotated[str, Path(max_length=32)], ctx: Ctx) -> list[schemas.CardOut]:
+    """The game's card designs with their ERC-1155 token ids."""
+    catalogue.load_game(game)
+    rows = run(ctx, lambda db: queries.card_designs(db, game), write=False)
+    return [
+        schemas.CardOut(
+            game=r.game,
+            card_id=r.card_id,
+            name=r.name,
+            kind=r.kind,
+            token_id=r.token_id,
+            data=r.data,
+        )
+        for r in rows
+    ]
+
+
+@router.get("/wallets/{address}/cards", response_model=schemas.CollectionOut)
+def collection(
+    address: Annotated[str, Path(max_length=42)],
+    ctx: Ctx,
+    game: Annotated[str | None, Query(max_length=32)] = None,
+) -> schemas.CollectionOut:
+    """The cards a wallet holds (read from the chain at the latest block)."""
+    block, holdings = run(ctx, lambda db: catalogue.collection(db, ctx, address, game), write=False)
+    return schemas.CollectionOut(
+        address=address,
+        block_number=block,
+        cards=[
+            schemas.HoldingOut(
+                game=h.game, card_id=h.card_id, name=h.name, token_id=h.token_id, balance=h.balance
+            )
+            for h in holdings
+        ],
+    )

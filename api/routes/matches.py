@@ -1,0 +1,237 @@
+"""Matches: create, join, seed commit-reveal, view, legal actions, actions, resign, result, transcript."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Query
+from sqlmodel import Session
+
+from api import present, schemas
+from api.deps import Caller, Ctx, run
+from api.metrics import ACTIONS, RESULTS
+from ledger import queries
+from ledger.errors import NotFound
+from ledger.models import MatchStatus
+from ledger.services import matches, results
+
+router = APIRouter(prefix="/matches", tags=["matches"])
+MatchId = Annotated[
+    str, Path(pattern=r"^0x[0-9a-f]{64}$", description="the match id (the EIP-712 matchId)")
+]
+
+
+def _out(db: Session, match_id: str, caller: str | None) -> schemas.MatchOut:
+    match, seats = matches.get_match(db, match_id)
+    return present.match(match, seats, caller)
+
+
+@router.post("", response_model=schemas.MatchOut, status_code=201)
+def create(body: schemas.MatchIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+    """Create a match: your deck in seat 0, seat 1 open or the operator's bot. The operator's
+    seed commitment is published here, before any player commits."""
+
+    def work(db: Session) -> schemas.MatchOut:
+        match = matches.create_match(
+            db, ctx, caller, body.game, body.deck_id, body.opponent, body.bot, body.options
+        )
+        return _out(db, match.id, caller)
+
+    return run(ctx, work)
+
+
+@router.get("", response_model=list[schemas.MatchOut])
+def listing(
+    ctx: Ctx,
+    caller: Caller,
+    status: Annotated[str | None, Query(pattern="^(open|mine)$")] = "mine",
+    game: Annotated[str | None, Query(max_length=32)] = None,
+) -> list[schemas.MatchOut]:
+    """Your matches (`status=mine`) or matches waiting for an opponent (`status=open`)."""
+
+    def work(db: Session) -> list[schemas.MatchOut]:
+        rows = (
+            queries.open_matches(db, game) if status == "open" else queries.matches_of(db, caller)
+        )
+        return [present.match(m, queries.seats(db, m.id), caller) for m in rows]
+
+    return run(ctx, work, write=False)
+
+
+@router.get("/{match_id}", response_model=schemas.MatchOut)
+def one(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+    """A match's public state (turn timeouts are applied first)."""
+
+    def work(db: Session) -> schemas.MatchOut:
+        match, seats = matches.get_match(db, match_id)
+        matches.enforce_timeout(db, ctx, match, seats)
+        return present.match(match, seats, caller)
+
+    return run(ctx, work)
+
+
+@router.post("/{match_id}/join", response_model=schemas.MatchOut)
+def join(match_id: MatchId, body: schemas.JoinIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+    """Take the open seat with your deck."""
+    return run(
+        ctx,
+        lambda db: (
+            matches.join_match(db, ctx, match_id, caller, body.deck_id),
+            _out(db, match_id, caller),
+        )[1],
+    )
+
+
+@router.post("/{match_id}/commit", response_model=schemas.MatchOut)
+def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+    """Commit to your seed secret: keccak256(secret)."""
+    return run(
+        ctx,
+        lambda db: (
+            matches.commit_seed(db, ctx, match_id, caller, body.commit),
+            _out(db, match_id, caller),
+        )[1],
+    )
+
+
+@router.post("/{match_id}/reveal", response_model=schemas.MatchOut)
+def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+    """Reveal your seed secret; the last reveal checks ownership at a freshly pinned block and starts the match."""
+    return run(
+        ctx,
+        lambda db: (
+            matches.reveal_seed(db, ctx, match_id, caller, body.secret),
+            _out(db, match_id, caller),
+        )[1],
+    )
+
+
+@router.get("/{match_id}/view", response_model=schemas.ViewOut)
+def view(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.ViewOut:
+    """Your view: your observation (the opponent's hidden information hidden) and your legal actions."""
+
+    def work(db: Session) -> schemas.ViewOut:
+        match, seats = matches.get_match(db, match_id)
+        seat = matches.seat_of(seats, caller)
+        matches.enforce_timeout(db, ctx, match, seats)
+        legal = matches.legal_actions(db, ctx, match, seat)
+        return schemas.ViewOut(
+            match=present.match(match, seats, caller),
+            seat=seat.seat,
+            your_turn=match.status == MatchStatus.ACTIVE and match.current_player == seat.seat,
+            observation=matches.observation(db, ctx, match, seat),
+            legal_actions=[schemas.LegalActionOut(**a) for a in legal],
+        )
+
+    return run(ctx, work)
+
+
+@router.get("/{match_id}/legal-actions", response_model=list[schemas.LegalActionOut])
+def legal_actions(match_id: MatchId, ctx: Ctx, caller: Caller) -> list[schemas.LegalActionOut]:
+    """Your legal actions now (empty when it is not your turn)."""
+
+    def work(db: Session) -> list[schemas.LegalActionOut]:
+        match, seats = matches.get_match(db, match_id)
+        seat = matches.seat_of(seats, caller)
+        return [schemas.LegalActionOut(**a) for a in matches.legal_actions(db, ctx, match, seat)]
+
+    return run(ctx, work, write=False)
+
+
+@router.post("/{match_id}/actions", response_model=schemas.ActionOut)
+def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, caller: Caller) -> schemas.ActionOut:
+    """Submit an action (validated by the engine). Pass `version` for optimistic concurrency:
+    of two submissions for the same version, one applies and the other gets 409."""
+
+    def work(db: Session) -> schemas.ActionOut:
+        outcome = matches.submit_action(db, ctx, match_id, caller, list(body.action), body.version)
+        match, state = outcome.match, outcome.state
+        assert state is not None
+        seat = next(a.seat for a in outcome.applied if not a.by_bot)
+        your_turn = match.status == MatchStatus.ACTIVE and match.current_player == seat
+        legal: list[dict[str, Any]] = (
+            [{"action": a.to_json(), "label": state.label(a)} for a in state.legal_actions()]
+            if your_turn
+            else []
+        )
+        return schemas.ActionOut(
+            version=match.version,
+            status=match.status,
+            current_player=match.current_player,
+            your_turn=your_turn,
+            winner_seat=match.winner_seat,
+            end_reason=match.end_reason,
+            applied=[
+                schemas.AppliedOut(
+                    index=a.index, seat=a.seat, action=a.action, label=a.label, by_bot=a.by_bot
+                )
+                for a in outcome.applied
+            ],
+            legal_actions=[schemas.LegalActionOut(**a) for a in legal],
+            observation=state.observation(seat) if body.include_view else None,
+        )
+
+    out = run(ctx, work)
+    ACTIONS.labels("player").inc()
+    if len(out.applied) > 1:
+        ACTIONS.labels("bot").inc(len(out.applied) - 1)
+    if out.status == MatchStatus.FINISHED:
+        RESULTS.inc()
+    return out
+
+
+@router.get("/{match_id}/actions", response_model=list[schemas.AppliedOut])
+def actions(
+    match_id: MatchId,
+    ctx: Ctx,
+    caller: Caller,
+    since: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+) -> list[schemas.AppliedOut]:
+    """The match's actions from index `since` (players only until the match is over)."""
+
+    def work(db: Session) -> list[schemas.AppliedOut]:
+        match, seats = matches.get_match(db, match_id)
+        if match.status != MatchStatus.FINISHED:
+            matches.seat_of(seats, caller)
+        rows = queries.match_actions(db, match_id, since=since, limit=limit)
+        return [
+            schemas.AppliedOut(
+                index=a.index, seat=a.seat, action=a.action, label=a.label, by_bot=a.by_bot
+            )
+            for a in rows
+        ]
+
+    return run(ctx, work, write=False)
+
+
+@router.post("/{match_id}/resign", response_model=schemas.MatchOut)
+def resign(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+    """Give up: an active match is lost (and signed); a match not yet started is cancelled."""
+    out = run(
+        ctx, lambda db: (matches.resign(db, ctx, match_id, caller), _out(db, match_id, caller))[1]
+    )
+    if out.status == MatchStatus.FINISHED:
+        RESULTS.inc()
+    return out
+
+
+@router.get("/{match_id}/result", response_model=schemas.ResultOut)
+def result(match_id: MatchId, ctx: Ctx) -> schemas.ResultOut:
+    """The operator-signed EIP-712 result (404 until the match ends)."""
+
+    def work(db: Session) -> schemas.ResultOut:
+        row = results.get_result(db, match_id)
+        entry = queries.outbox_entry(db, row.id or 0)
+        return present.result(row, entry.batch_id if entry else None)
+
+    return run(ctx, work, write=False)
+
+
+@router.get("/{match_id}/transcript")
+def transcript(match_id: MatchId, ctx: Ctx) -> dict[str, Any]:
+    """The match transcript (engine format `metaledger.transcript/1`), once the match has ended."""
+    row = run(ctx, lambda db: results.get_result(db, match_id), write=False)
+    if row is None:  # pragma: no cover - get_result raises
+        raise NotFound("no result")
+    return dict(row.transcript)

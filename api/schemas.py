@@ -1,0 +1,273 @@
+"""Request and response bodies (they are the OpenAPI schema)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Hex32 = Field(pattern=r"^0x[0-9a-fA-F]{64}$", description="32 bytes as 0x-hex")
+
+
+class NonceOut(BaseModel):
+    """A fresh single-use nonce and what the EIP-4361 message must say."""
+
+    nonce: str
+    domain: str
+    chain_id: int
+    uri: str
+    issued_at: datetime
+    expires_at: datetime
+    statement: str = "Sign in to MetaLedger."
+
+
+class SignInIn(BaseModel):
+    """An EIP-4361 message and its signature (EIP-191 personal_sign, or EIP-1271 for contract wallets)."""
+
+    model_config = ConfigDict(extra="forbid")
+    message: str = Field(max_length=4000)
+    signature: str = Field(pattern=r"^0x[0-9a-fA-F]*$", max_length=10_000)
+
+
+class SessionOut(BaseModel):
+    """A session: send `Authorization: Bearer <token>`."""
+
+    token: str
+    address: str
+    expires_at: datetime
+    contract_wallet: bool
+
+
+class MeOut(BaseModel):
+    """The signed-in address."""
+
+    address: str
+
+
+class GameOut(BaseModel):
+    """A game the engine hosts."""
+
+    name: str
+    title: str
+    ruleset_version: str
+    catalogue_hash: str
+    cards: int
+    default_options: dict[str, Any]
+    starter_decks: list[dict[str, int]]
+
+
+class CardOut(BaseModel):
+    """A card design with its ERC-1155 token id."""
+
+    game: str
+    card_id: str
+    name: str
+    kind: str
+    token_id: str
+    data: dict[str, Any]
+
+
+class HoldingOut(BaseModel):
+    """A card a wallet holds."""
+
+    game: str
+    card_id: str
+    name: str
+    token_id: str
+    balance: int
+
+
+class CollectionOut(BaseModel):
+    """A wallet's cards at a block."""
+
+    address: str
+    block_number: int
+    cards: list[HoldingOut]
+
+
+class DeckIn(BaseModel):
+    """A deck list for one game: card id -> copies."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: str = Field(max_length=32)
+    cards: dict[str, int] = Field(min_length=1, max_length=1000)
+
+
+class DeckOut(BaseModel):
+    """A deck commitment: the deck hash, owner, and the pinned block of its ownership check."""
+
+    id: str
+    owner: str
+    game: str
+    ruleset_version: str
+    deck_hash: str
+    cards: dict[str, int]
+    required: dict[str, int]
+    block_number: int
+    block_hash: str
+    created_at: datetime
+
+
+class MatchIn(BaseModel):
+    """Create a match with your deck against an open seat or the operator's bot."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: str = Field(max_length=32)
+    deck_id: str = Field(max_length=36)
+    opponent: Literal["open", "bot"] = "open"
+    bot: Literal["random", "greedy"] = "greedy"
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class JoinIn(BaseModel):
+    """Take the open seat with your deck."""
+
+    model_config = ConfigDict(extra="forbid")
+    deck_id: str = Field(max_length=36)
+
+
+class CommitIn(BaseModel):
+    """Your seed commitment: keccak256(secret) of a 32-byte secret."""
+
+    model_config = ConfigDict(extra="forbid")
+    commit: str = Hex32
+
+
+class RevealIn(BaseModel):
+    """Your 32-byte seed secret (after every seat has committed)."""
+
+    model_config = ConfigDict(extra="forbid")
+    secret: str = Hex32
+
+
+class ActionIn(BaseModel):
+    """An action `[kind, *int_args]`, and the match version it was chosen at (optimistic concurrency)."""
+
+    model_config = ConfigDict(extra="forbid")
+    action: list[str | int] = Field(min_length=1, max_length=64)
+    version: int | None = Field(
+        None, ge=0, description="the match version you saw; 409 if it moved on"
+    )
+    include_view: bool = Field(False, description="also return your observation")
+
+
+class SeatOut(BaseModel):
+    """A seat of a match."""
+
+    seat: int
+    address: str
+    is_bot: bool
+    deck_hash: str
+    deck_id: str | None
+    seed_commit: str | None
+    revealed: bool
+    seed_secret: str | None = Field(None, description="shown once the match has started")
+
+
+class MatchOut(BaseModel):
+    """A match's public state."""
+
+    id: str
+    game: str
+    ruleset_version: str
+    status: str
+    version: int
+    current_player: int | None
+    turn_deadline: datetime | None
+    operator_commit: str
+    operator_secret: str | None = Field(None, description="disclosed once the match has started")
+    seed: str | None
+    ownership_block: int | None
+    ownership_block_hash: str | None
+    ownership_rule: str = Field(
+        "ownership is checked at the pinned block when the match starts; later transfers do not affect it",
+        description="what the pinned block means",
+    )
+    winner_seat: int | None
+    end_reason: str | None
+    options: dict[str, Any]
+    seats: list[SeatOut]
+    your_seat: int | None = None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+class LegalActionOut(BaseModel):
+    """A legal action and its label."""
+
+    action: list[str | int]
+    label: str
+
+
+class ViewOut(BaseModel):
+    """The calling player's view: their observation (hidden information hidden) and legal actions."""
+
+    match: MatchOut
+    seat: int
+    your_turn: bool
+    observation: dict[str, Any] | None
+    legal_actions: list[LegalActionOut]
+
+
+class AppliedOut(BaseModel):
+    """An action applied to the match."""
+
+    index: int
+    seat: int
+    action: list[str | int]
+    label: str
+    by_bot: bool
+
+
+class ActionOut(BaseModel):
+    """What a submission did (your action and the bot's replies) and what you may do next."""
+
+    version: int
+    status: str
+    current_player: int | None
+    your_turn: bool
+    winner_seat: int | None
+    end_reason: str | None
+    applied: list[AppliedOut]
+    legal_actions: list[LegalActionOut]
+    observation: dict[str, Any] | None = None
+
+
+class ResultOut(BaseModel):
+    """An operator-signed EIP-712 MatchResult."""
+
+    match_id: str
+    chain_id: int
+    verifying_contract: str
+    game: str
+    ruleset_version: str
+    player0: str
+    player1: str
+    deck0: str
+    deck1: str
+    seed_commitments: str
+    transcript_hash: str
+    final_state_hash: str
+    winner: str
+    ownership_block: int
+    digest: str = Field(description="the EIP-712 digest (also the Merkle leaf value)")
+    signature: str
+    signer: str
+    end_reason: str
+    typed_data: dict[str, Any]
+    batch_id: int | None
+    created_at: datetime
+
+
+class HealthOut(BaseModel):
+    """Liveness: chain id, contract addresses, database."""
+
+    status: Literal["ok", "degraded"]
+    chain_id: int
+    chain_ok: bool
+    block_number: int | None
+    contracts: dict[str, str | None]
+    database_ok: bool
+    signer: str

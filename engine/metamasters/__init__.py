@@ -1,0 +1,30 @@
+"""MetaMasters TCG on the shared engine: registers the `metamasters` Game."""
+
+from engine.core.game import Game, register
+from engine.metamasters.catalogue import CATALOGUE, CATALOGUE_HASH
+from engine.metamasters.deck import DEFAULT_OPTIONS, STARTER_DECKS, check_deck, required_tokens
+from engine.metamasters.setup import from_position, heuristic, new_match, scenario_view
+from engine.metamasters.state import MetaMastersState
+
+RULESET_VERSION = "metamasters-1.0"
+
+GAME = register(
+    Game(
+        name="metamasters",
+        title="MetaMasters TCG",
+        ruleset_version=RULESET_VERSION,
+        catalogue_hash=CATALOGUE_HASH,
+        cards=CATALOGUE.cards,
+        check_deck=check_deck,
+        required_tokens=required_tokens,
+        new_match=new_match,
+        state_class=MetaMastersState,
+        from_position=from_position,
+        scenario_view=scenario_view,
+        heuristic=heuristic,
+        starter_decks=STARTER_DECKS,
+        default_options=DEFAULT_OPTIONS,
+    )
+)
+
+__all__ = ["GAME", "RULESET_VERSION", "MetaMastersState"]

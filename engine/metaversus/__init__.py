@@ -1,0 +1,33 @@
+"""MetaVersus WISH on the shared engine: a deck-building duel with a Market and Wishing Stars."""
+
+from __future__ import annotations
+
+from engine.core.game import Game, register
+from engine.metaversus import cards
+from engine.metaversus.position import from_position, heuristic, scenario_view
+from engine.metaversus.setup import DEFAULT_OPTIONS, check_deck, new_match, required_tokens
+from engine.metaversus.state import WishState
+
+#: both players bring every pack (the basic selection deals 5 character cards each)
+_ALL_PACKS = {cards.IDS[p]: 1 for p in cards.PACKS[:5]}
+
+GAME = register(
+    Game(
+        name="metaversus",
+        title="MetaVersus WISH",
+        ruleset_version=cards.CATALOGUE.version,
+        catalogue_hash=cards.CATALOGUE.hash,
+        cards=cards.CARDS,
+        check_deck=check_deck,
+        required_tokens=required_tokens,
+        new_match=new_match,
+        state_class=WishState,
+        from_position=from_position,
+        scenario_view=scenario_view,
+        heuristic=heuristic,
+        starter_decks=(dict(_ALL_PACKS), dict(_ALL_PACKS)),
+        default_options=dict(DEFAULT_OPTIONS),
+    )
+)
+
+__all__ = ["GAME", "WishState"]

@@ -1,0 +1,153 @@
+"""Match setup: what a player brings (character packs), the match options, and new_match.
+
+A player's "deck" is the set of Character Packs they own and bring: `{pack_id: 1, ...}`.
+How many depends on the character-selection variant (match option "selection"):
+
+- "basic" (default): exactly 5 packs each. Both players' character cards form the Character
+  Card pile (10 cards); each duelist is dealt 5, may ban one pack, passes the rest and
+  chooses 1 character from the hand received.
+- "difficulty": 1-5 packs each, all of the difficulty named by option "difficulty"; the same
+  ban/pass/choose steps with min(5, pile // 2) cards each.
+- "random": 1-5 packs each; the pile of both players' cards is shuffled and each duelist
+  draws 1 character.
+- "free": exactly 1 pack each: that is the duelist's character.
+
+Option "first_match" (0 or 1, default none): that duelist is playing their first match and
+starts as the second player; otherwise the First Player Die decides. Option "max_rounds"
+(default 50) ends a match that lasts that many rounds as if an HP had reached 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.core.errors import DeckRejected, Violation
+from engine.core.game import Deck
+from engine.metaversus import cards as C
+from engine.metaversus.constants import P_BAN, SELECTIONS, SRC_NEUTRAL, SRC_REQUIRED
+from engine.metaversus.state import WishState, shuffle
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "selection": "basic",
+    "difficulty": None,
+    "first_match": None,
+    "max_rounds": 50,
+}
+#: character cards each duelist is dealt by the basic selection rules
+SELECTION_HAND = 5
+_PACK_COUNTS = {"basic": (5, 5), "difficulty": (1, 5), "random": (1, 5), "free": (1, 1)}
+
+
+def check_options(options: Mapping[str, Any]) -> list[Violation]:
+    """Every problem with the match options."""
+    out: list[Violation] = []
+    unknown = set(options) - set(DEFAULT_OPTIONS)
+    if unknown:
+        out.append(Violation("metaversus.options.unknown", f"unknown option(s) {sorted(unknown)}"))
+    sel = options.get("selection", "basic")
+    if sel not in SELECTIONS:
+        out.append(
+            Violation(
+                "metaversus.options.selection", f"selection must be one of {list(SELECTIONS)}"
+            )
+        )
+    diff = options.get("difficulty")
+    if sel == "difficulty" and diff not in C.DIFFICULTIES:
+        out.append(
+            Violation(
+                "metaversus.options.difficulty", f"difficulty must be one of {list(C.DIFFICULTIES)}"
+            )
+        )
+    fm = options.get("first_match")
+    if fm is not None and (fm not in (0, 1) or isinstance(fm, bool)):
+        out.append(Violation("metaversus.options.first-match", "first_match is 0, 1 or null"))
+    mr = options.get("max_rounds", 50)
+    if not isinstance(mr, int) or isinstance(mr, bool) or mr < 1:
+        out.append(Violation("metaversus.options.max-rounds", "max_rounds is an integer >= 1"))
+    return out
+
+
+def check_deck(deck: Deck, options: Mapping[str, Any]) -> list[Violation]:
+    """Every broken rule of the packs a player brings (empty list: legal)."""
+    out = check_options(options)
+    sel = options.get("selection", "basic")
+    diff = options.get("difficulty")
+    packs = 0
+    for cid, n in sorted(deck.items()):
+        k = C.INDEX.get(cid, -1)
+        if k < 0 or C.KIND[k] != C.PACK:
+            out.append(
+                Violation("metaversus.deck.unknown-pack", f"{cid!r} is not a character pack", cid)
+            )
+            continue
+        packs += 1
+        if n != 1:
+            out.append(
+                Violation("metaversus.deck.copies", f"bring each character pack once, not {n}", cid)
+            )
+        if sel == "difficulty" and diff in C.DIFFICULTIES and C.DIFFICULTY[k] != diff:
+            out.append(
+                Violation(
+                    "metaversus.deck.difficulty", f"{cid!r} is {C.DIFFICULTY[k]}, not {diff}", cid
+                )
+            )
+    lo, hi = _PACK_COUNTS.get(sel, (1, 5))
+    if not lo <= packs <= hi:
+        want = str(lo) if lo == hi else f"{lo} to {hi}"
+        out.append(
+            Violation(
+                "metaversus.deck.pack-count", f"the {sel} selection needs {want} packs, got {packs}"
+            )
+        )
+    return out
+
+
+def required_tokens(deck: Deck) -> dict[str, int]:
+    """The tokens a player must own: one of each character pack brought."""
+    return {cid: 1 for cid in sorted(deck) if cid in C.INDEX and C.KIND[C.INDEX[cid]] == C.PACK}
+
+
+def _packs(deck: Deck) -> list[int]:
+    return sorted(C.INDEX[cid] for cid in deck)
+
+
+def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -> WishState:
+    """Set up a match up to the first decision (setup steps #1-#2 of the guide)."""
+    opts = {**DEFAULT_OPTIONS, **options}
+    violations = [v for d in decks for v in check_deck(d, opts)]
+    if violations:
+        raise DeckRejected(list(dict.fromkeys(violations)))
+    s = WishState(seed)
+    rng = s.rng
+    s.max_rounds = int(opts["max_rounds"])
+    fm = opts["first_match"]
+    s.first = -1 if fm is None else 1 - int(fm)
+    # 1. Required market cards, then the neutral pile shuffled with 2 types revealed.
+    for c in C.REQUIRED_CARDS:
+        s.m_card.append(c)
+        s.m_stock.append(C.COUNT[c])
+        s.m_src.append(SRC_REQUIRED)
+    neutral = list(C.NEUTRAL)
+    shuffle(rng, neutral)
+    for _ in range(2):
+        s.m_card.append(neutral.pop())
+        s.m_stock.append(C.STOCK_COPIES)
+        s.m_src.append(SRC_NEUTRAL)
+    s.neutral = neutral
+    # 2. Character selection.
+    sel = opts["selection"]
+    p0, p1 = _packs(decks[0]), _packs(decks[1])
+    if sel == "free":
+        s.start_picks(p0[0], p1[0])
+    elif sel == "random":
+        pile = p0 + p1
+        shuffle(rng, pile)
+        s.start_picks(pile[0], pile[1])
+    else:
+        pile = p0 + p1
+        shuffle(rng, pile)
+        k = min(SELECTION_HAND, len(pile) // 2)
+        s.sel = [pile[:k], pile[k : 2 * k]]
+        s.stack = [[P_BAN, 1], [P_BAN, 0]]
+    return s

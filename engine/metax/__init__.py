@@ -1,0 +1,39 @@
+"""MetaX TCG (../shared/rules/metax-how-to-play.txt) on the MetaLedger engine."""
+
+from __future__ import annotations
+
+from engine.core.game import Game, register
+from engine.metax.cards import CATALOGUE, ops_in_use
+from engine.metax.rules import (
+    STARTER_DECKS,
+    check_deck,
+    from_position,
+    heuristic,
+    new_match,
+    required_tokens,
+    scenario_view,
+)
+from engine.metax.state import MetaXState
+
+RULESET_VERSION = "metax/2018.06-1"
+
+GAME = register(
+    Game(
+        name="metax",
+        title="MetaX TCG",
+        ruleset_version=RULESET_VERSION,
+        catalogue_hash=CATALOGUE.hash,
+        cards=CATALOGUE.cards,
+        check_deck=check_deck,
+        required_tokens=required_tokens,
+        new_match=new_match,
+        state_class=MetaXState,
+        from_position=from_position,
+        scenario_view=scenario_view,
+        heuristic=heuristic,
+        starter_decks=STARTER_DECKS,
+        default_options={},
+    )
+)
+
+__all__ = ["GAME", "RULESET_VERSION", "MetaXState", "ops_in_use"]

@@ -1,0 +1,367 @@
+"""Auditor verification of a match bundle, using only the bundle and an RPC URL.
+
+No database, no API: every fact comes from the bundle and is checked against the chain or
+recomputed (digest, Merkle proof, batch hash chain, seed commitments, deck hashes, transcript
+hash, the replayed outcome). Each check is named; `verify_bundle` returns them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from eth_hash.auto import keccak
+from eth_utils import to_checksum_address
+
+from ledger import merkle, signing
+from ledger.bundle import BUNDLE_FORMAT
+from ledger.errors import ServiceUnavailable
+from ledger.matchledger import (
+    ZERO32,
+    AnchoredBatch,
+    MatchLedgerClient,
+    Rpc,
+    balance_of_batch,
+    batch_hash,
+    hexb,
+    hx,
+)
+
+CHECKS = (
+    "bundle-format",
+    "chain-id",
+    "eip712-domain",
+    "result-digest",
+    "signature",
+    "merkle-proof",
+    "batch-hash-chain",
+    "signer-registered",
+    "seed-commitments",
+    "decks",
+    "ownership",
+    "transcript-hash",
+    "replay",
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One named verification step and its outcome."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+class CheckFailed(Exception):
+    """Raised inside a check with the reason it failed."""
+
+
+def _require(condition: bool, reason: str) -> None:
+    if not condition:
+        raise CheckFailed(reason)
+
+
+class _Verifier:
+    def __init__(self, bundle: dict[str, Any], rpc: Rpc) -> None:
+        self.b = bundle
+        self.rpc = rpc
+        self.typed = bundle["result"]["typed_data"]
+        self.msg: dict[str, Any] = self.typed["message"]
+        self.domain: dict[str, Any] = self.typed["domain"]
+        self.chain: dict[str, Any] = bundle["chain"]
+        self.anchor: dict[str, Any] = bundle["anchor"]
+        self.ledger = MatchLedgerClient(rpc, self.chain["match_ledger"])
+        self._digest: bytes | None = None
+        self._event: AnchoredBatch | None = None
+        self._events: list[AnchoredBatch] | None = None
+
+    # helpers
+    def struct(self) -> signing.MatchResult:
+        return signing.MatchResult.from_message(self.msg)
+
+    def digest(self) -> bytes:
+        if self._digest is None:
+            self._digest = signing.result_digest(
+                self.struct(), int(self.domain["chainId"]), self.domain["verifyingContract"]
+            )
+        return self._digest
+
+    def events(self) -> list[AnchoredBatch]:
+        if self._events is None:
+            self._events = self.ledger.anchored_batches(int(self.chain["deployment_block"]))
+        return self._events
+
+    def event(self) -> AnchoredBatch:
+        if self._event is None:
+            found = [e for e in self.events() if e.batch_id == int(self.anchor["batch_id"])]
+            _require(
+                bool(found), f"no BatchAnchored event for batch {self.anchor['batch_id']} on-chain"
+            )
+            self._event = found[-1]
+        return self._event
+
+    # checks
+    def bundle_format(self) -> str:
+        _require(
+            self.b.get("format") == BUNDLE_FORMAT,
+            f"format is {self.b.get('format')!r}, expected {BUNDLE_FORMAT!r}",
+        )
+        _require(self.typed.get("primaryType") == "MatchResult", "primaryType is not MatchResult")
+        _require(
+            self.typed.get("types", {}).get("MatchResult") == signing.MATCH_RESULT_FIELDS,
+            "the MatchResult type differs from MetaLedger's",
+        )
+        return BUNDLE_FORMAT
+
+    def chain_id(self) -> str:
+        actual = self.rpc.chain_id()
+        _require(
+            int(self.chain["chain_id"]) == actual,
+            f"bundle says chain {self.chain['chain_id']}, the RPC is chain {actual}",
+        )
+        _require(
+            int(self.domain["chainId"]) == actual,
+            f"the signed domain names chain {self.domain['chainId']}, the RPC is chain {actual}",
+        )
+        return f"chain {actual}"
+
+    def eip712_domain(self) -> str:
+        expected = signing.domain(
+            signing.RESULT_DOMAIN_NAME, self.rpc.chain_id(), self.chain["match_ledger"]
+        )
+        given = {
+            **self.domain,
+            "verifyingContract": to_checksum_address(self.domain["verifyingContract"]),
+        }
+        _require(given == expected, f"signed domain {self.domain} is not MatchLedger's {expected}")
+        onchain = self.ledger.eip712_domain()
+        _require(
+            onchain == expected,
+            f"the contract at {self.chain['match_ledger']} reports domain {onchain}",
+        )
+        return f"{expected['name']} v{expected['version']} at {expected['verifyingContract']}"
+
+    def result_digest(self) -> str:
+        given = hexb(self.b["result"]["digest"])
+        _require(
+            given == self.digest(),
+            f"the bundle's digest {hx(given)} is not the digest of its typed data {hx(self.digest())}",
+        )
+        return hx(self.digest())
+
+    def signature(self) -> str:
+        signer = signing.recover_digest_signer(self.digest(), self.b["result"]["signature"])
+        _require(
+            signer == to_checksum_address(self.b["result"]["signer"]),
+            f"the signature recovers to {signer}, not the bundle's signer {self.b['result']['signer']}",
+        )
+        return f"signed by {signer}"
+
+    def merkle_proof(self) -> str:
+        root = hexb(self.anchor["root"])
+        proof = [hexb(p) for p in self.anchor["proof"]]
+        batch_id = int(self.anchor["batch_id"])
+        _require(
+            merkle.verify(root, self.digest(), proof),
+            "the proof does not lead from the digest to the bundle's root",
+        )
+        onchain = self.ledger.batch_root(batch_id)
+        _require(onchain != ZERO32, f"batch {batch_id} is not anchored on-chain")
+        _require(
+            onchain == root, f"batch {batch_id}'s on-chain root is {hx(onchain)}, not {hx(root)}"
+        )
+        _require(
+            self.ledger.verify_result(batch_id, self.digest(), proof),
+            "MatchLedger.verifyResult returned false",
+        )
+        return f"batch {batch_id}, root {hx(root)}, {len(proof)} siblings (verifyResult true)"
+
+    def batch_hash_chain(self) -> str:
+        events = self.events()
+        prev = ZERO32
+        for k, e in enumerate(events, start=1):
+            _require(e.batch_id == k, f"batch ids are not contiguous at {e.batch_id}")
+            _require(e.prev_batch_hash == prev, f"batch {k} does not chain to batch {k - 1}")
+            _require(
+                e.batch_hash == batch_hash(e.prev_batch_hash, e.batch_id, e.root, e.count),
+                f"batch {k}'s hash is not keccak256(prev, id, root, count)",
+            )
+            prev = e.batch_hash
+        _require(
+            prev == self.ledger.head_batch_hash(), "the event chain does not end at headBatchHash()"
+        )
+        e = self.event()
+        a = self.anchor
+        _require(
+            hx(e.root) == a["root"].lower()
+            and e.count == int(a["count"])
+            and hx(e.prev_batch_hash) == a["prev_batch_hash"].lower()
+            and hx(e.batch_hash) == a["batch_hash"].lower(),
+            f"the bundle's batch {a['batch_id']} differs from the anchored one",
+        )
+        return f"{len(events)} batches linked from genesis to head; batch {e.batch_id} in block {e.block_number}"
+
+    def signer_registered(self) -> str:
+        block = self.event().block_number
+        signer = self.b["result"]["signer"]
+        _require(
+            self.ledger.was_signer_at(signer, block),
+            f"{signer} was not a registered signer at block {block}",
+        )
+        return f"{to_checksum_address(signer)} registered at anchoring block {block}"
+
+    def seed_commitments(self) -> str:
+        seeds = self.b["seeds"]
+        parties = [("operator", seeds["operator"])] + [
+            (f"player {i}", p) for i, p in enumerate(seeds["players"])
+        ]
+        for who, entry in parties:
+            _require(
+                hx(keccak(hexb(entry["reveal"]))) == entry["commit"].lower(),
+                f"the {who}'s reveal does not match its commit",
+            )
+        commits = b"".join(hexb(entry["commit"]) for _who, entry in parties)
+        _require(
+            keccak(commits) == hexb(self.msg["seedCommitments"]),
+            "the commits are not the signed seedCommitments",
+        )
+        seed = int.from_bytes(
+            keccak(b"".join(hexb(entry["reveal"]) for _who, entry in parties)), "big"
+        )
+        _require(
+            int(self.b["transcript"]["seed"], 16) == seed,
+            "the transcript's seed is not derived from the reveals",
+        )
+        return "3 commits match the reveals, the signed seedCommitments and the transcript seed"
+
+    def decks(self) -> str:
+        from ledger.services.decks import deck_hash
+
+        game = self.msg["game"]
+        decks = self.b["decks"]
+        _require(len(decks) == 2, "a bundle has two decks")
+        for i, deck in enumerate(decks):
+            _require(int(deck["seat"]) == i, "decks are listed by seat")
+            _require(
+                to_checksum_address(deck["player"]) == to_checksum_address(self.msg[f"player{i}"]),
+                f"seat {i}'s player is not the signed player{i}",
+            )
+            actual = deck_hash(game, deck["cards"])
+            _require(
+                actual == self.msg[f"deck{i}"].lower(),
+                f"seat {i}'s deck list does not hash to the signed deck{i}",
+            )
+            _require(
+                dict(deck["cards"]) == dict(self.b["transcript"]["decks"][i]),
+                f"seat {i}'s deck differs from the transcript's",
+            )
+        return "both deck lists hash to the signed deck0/deck1 and are the transcript's decks"
+
+    def ownership(self) -> str:
+        from engine.core.game import get_game
+        from ledger.tokenids import token_id
+
+        game = get_game(self.msg["game"])
+        block = int(self.msg["ownershipBlock"])
+        owners: list[str] = []
+        ids: list[int] = []
+        needs: list[tuple[int, str, int]] = []
+        bots = []
+        for i, deck in enumerate(self.b["decks"]):
+            player = to_checksum_address(self.msg[f"player{i}"])
+            # the operator's bot plays with the signer's address and holds no cards; the unsigned
+            # is_bot flag alone never exempts a seat
+            if player == to_checksum_address(self.b["result"]["signer"]):
+                bots.append(i)
+                continue
+            _require(
+                not deck.get("is_bot"),
+                f"seat {i} is marked as the bot but {player} is not the operator's signer",
+            )
+            for card, copies in sorted(game.required_tokens(deck["cards"]).items()):
+                if copies > 0:
+                    owners.append(self.msg[f"player{i}"])
+                    ids.append(token_id(game.name, card))
+                    needs.append((i, card, copies))
+        held = (
+            balance_of_batch(self.rpc, self.chain["card_token"], owners, ids, block)
+            if owners
+            else []
+        )
+        short = [
+            f"seat {i} {card}: needs {n}, held {h}"
+            for (i, card, n), h in zip(needs, held, strict=True)
+            if h < n
+        ]
+        _require(
+            not short,
+            f"at block {block}: " + "; ".join(short[:5]) + (" ..." if len(short) > 5 else ""),
+        )
+        note = f" (seat {bots[0]} is the operator's bot)" if bots else ""
+        return f"{len(ids)} card designs held at block {block} (one balanceOfBatch){note}"
+
+    def transcript_hash(self) -> str:
+        from engine.core.transcript import Transcript
+
+        t = Transcript.from_json(self.b["transcript"])
+        _require(
+            keccak(t.canonical_bytes()) == hexb(self.msg["transcriptHash"]),
+            "the transcript does not hash to the signed transcriptHash",
+        )
+        _require(
+            t.game == self.msg["game"] and t.ruleset_version == self.msg["rulesetVersion"],
+            "the transcript's game or ruleset is not the signed one",
+        )
+        return f"{len(t.actions)} actions hash to the signed transcriptHash"
+
+    def replay(self) -> str:
+        from engine.core.transcript import replay
+
+        try:
+            outcome = replay(self.b["transcript"])
+        except Exception as exc:  # engine errors name the action and rule
+            raise CheckFailed(f"replay failed: {exc}") from exc
+        _require(outcome.over, "the replayed match is not over")
+        _require(
+            bytes.fromhex(outcome.final_hash) == hexb(self.msg["finalStateHash"]),
+            f"the replayed final state hash {outcome.final_hash} is not the signed finalStateHash",
+        )
+        winner = (
+            signing.ZERO_ADDRESS if outcome.winner is None else self.msg[f"player{outcome.winner}"]
+        )
+        _require(
+            to_checksum_address(winner) == to_checksum_address(self.msg["winner"]),
+            f"the replay's winner is {winner}, the signed winner is {self.msg['winner']}",
+        )
+        who = (
+            "a draw"
+            if outcome.winner is None
+            else f"seat {outcome.winner} ({to_checksum_address(winner)}) wins"
+        )
+        return f"{outcome.actions} actions replayed: {who}, final state hash matches"
+
+
+def verify_bundle(bundle: dict[str, Any], rpc_url: str) -> list[Check]:
+    """Run every check on `bundle` against the chain at `rpc_url`; one Check per name in CHECKS."""
+    rpc = Rpc(rpc_url)
+    rpc.chain_id()  # ServiceUnavailable (one line) when the RPC does not answer
+    try:
+        verifier = _Verifier(bundle, rpc)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        return [Check("bundle-format", False, f"malformed bundle: missing or bad {exc}")] + [
+            Check(name, False, "not checked: malformed bundle") for name in CHECKS[1:]
+        ]
+    out = []
+    for name in CHECKS:
+        fn: Callable[[], str] = getattr(verifier, name.replace("-", "_"))
+        try:
+            out.append(Check(name, True, fn()))
+        except CheckFailed as exc:
+            out.append(Check(name, False, str(exc)))
+        except ServiceUnavailable:
+            raise
+        except Exception as exc:  # a forged bundle may break any parser: that is a failed check
+            out.append(Check(name, False, f"{type(exc).__name__}: {exc}"))
+    return out

@@ -1,0 +1,115 @@
+"""Deck commitments over HTTP: rules, ownership at the pinned block, copies in live matches."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from engine.core.game import get_game
+from ledger.deploy import Deployment
+from ledger.devchain import AnvilNode
+from tests.api.conftest import PLAYER_KEYS, mint
+from tests.api.helpers import register_deck, sign_in
+
+pytestmark = pytest.mark.chain
+GAME = "metamasters"
+
+
+def _needs(game: str, deck: dict[str, int]) -> dict[tuple[str, str], int]:
+    return {(game, c): n for c, n in get_game(game).required_tokens(deck).items()}
+
+
+def test_deck_commitment_records_the_pinned_block(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    player = sign_in(client, PLAYER_KEYS[0])
+    deck = dict(get_game(GAME).starter_decks[0])
+    mint(anvil, deployment, {player.address: _needs(GAME, deck)})
+    commitment = register_deck(player, GAME, deck)
+    block = anvil.w3.eth.get_block(commitment["block_number"])
+    assert commitment["block_hash"] == block["hash"].to_0x_hex()
+    assert commitment["owner"] == player.address and commitment["deck_hash"].startswith("0x")
+    assert player.get(f"/decks/{commitment['id']}").json()["deck_hash"] == commitment["deck_hash"]
+    other = sign_in(client, PLAYER_KEYS[1])
+    assert other.get(f"/decks/{commitment['id']}").status_code == 403
+
+
+def test_unowned_cards_are_listed_with_needed_and_held(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    player = sign_in(client, PLAYER_KEYS[0])
+    deck = dict(get_game(GAME).starter_decks[0])
+    needs = _needs(GAME, deck)
+    short_card = sorted(needs)[0]
+    held = dict(needs)
+    held[short_card] -= 1
+    del held[sorted(needs)[1]]
+    mint(anvil, deployment, {player.address: {k: v for k, v in held.items() if v > 0}})
+    response = player.post("/decks", {"game": GAME, "cards": deck})
+    assert response.status_code == 409, response.text
+    body = response.json()
+    assert body["type"].endswith("/not-owned") and body["block_number"] > 0
+    listed = {c["card"]: (c["needed"], c["held"]) for c in body["cards"]}
+    assert listed == {
+        short_card[1]: (needs[short_card], needs[short_card] - 1),
+        sorted(needs)[1][1]: (needs[sorted(needs)[1]], 0),
+    }
+
+
+@pytest.mark.parametrize("game", ["metax", "metamasters", "metaversus"])
+def test_deck_rules_are_checked_first(client: httpx.Client, game: str) -> None:
+    player = sign_in(client, PLAYER_KEYS[0])
+    deck = dict(get_game(game).starter_decks[0])
+    card = sorted(get_game(game).required_tokens(deck))[0]
+    deck[card] += 10
+    response = player.post("/decks", {"game": game, "cards": deck})
+    assert response.status_code == 422, response.text
+    body = response.json()
+    assert body["type"].endswith("/deck-rejected")
+    assert body["violations"] and all(v["rule"].startswith(game) for v in body["violations"])
+
+
+def test_unknown_game_and_malformed_decks(client: httpx.Client) -> None:
+    player = sign_in(client, PLAYER_KEYS[0])
+    assert player.post("/decks", {"game": "chess", "cards": {"x": 1}}).status_code == 404
+    bad = player.post("/decks", {"game": GAME, "cards": {"MM-A01": -1}})
+    assert bad.status_code == 422 and bad.headers["content-type"].startswith(
+        "application/problem+json"
+    )
+    assert player.post("/decks", {"game": GAME, "cards": {}}).status_code == 422
+
+
+def test_same_copies_cannot_be_in_two_live_matches(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    player = sign_in(client, PLAYER_KEYS[0])
+    deck = dict(get_game(GAME).starter_decks[0])
+    mint(anvil, deployment, {player.address: _needs(GAME, deck)})
+    first = register_deck(player, GAME, deck)
+    second = register_deck(player, GAME, deck)  # not in a match yet: allowed
+    assert player.post("/matches", {"game": GAME, "deck_id": first["id"]}).status_code == 201
+    # the copies are now committed to a live match
+    again = player.post("/matches", {"game": GAME, "deck_id": second["id"]})
+    assert again.status_code == 409, again.text
+    assert again.json()["type"].endswith("/copies-committed")
+    assert all(c["committed_elsewhere"] == c["needed"] for c in again.json()["cards"])
+    third = player.post("/decks", {"game": GAME, "cards": deck})
+    assert third.status_code == 409 and third.json()["type"].endswith("/not-owned")
+
+
+def test_collection_lists_held_cards(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    player = sign_in(client, PLAYER_KEYS[0])
+    mint(
+        anvil,
+        deployment,
+        {player.address: {(GAME, "MM-A01"): 3, ("metax", get_game("metax").cards[0]["id"]): 1}},
+    )
+    body = client.get(f"/wallets/{player.address}/cards").json()
+    got = {(c["game"], c["card_id"]): c["balance"] for c in body["cards"]}
+    assert got == {(GAME, "MM-A01"): 3, ("metax", get_game("metax").cards[0]["id"]): 1}
+    cards = client.get(f"/games/{GAME}/cards").json()
+    assert len(cards) == len(get_game(GAME).cards) and all(
+        c["token_id"].startswith("0x") for c in cards
+    )

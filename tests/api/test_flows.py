@@ -1,0 +1,114 @@
+"""Full flows over HTTP for every registered game: a bot match and a two-player match, each
+ending in a signed result that recovers to the registered signer."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from engine.core.game import game_names, get_game
+from engine.core.transcript import replay
+from ledger import signing
+from ledger.deploy import Deployment
+from ledger.devchain import AnvilNode
+from tests.api.conftest import PLAYER_KEYS, mint
+from tests.api.helpers import (
+    commit_and_reveal,
+    play_bot_match,
+    play_out,
+    register_deck,
+    sign_in,
+)
+
+
+def _games() -> list[str]:
+    names = []
+    for name in game_names():
+        try:
+            get_game(name)
+        except Exception:
+            continue
+        names.append(name)
+    return names
+
+
+def _check_result(
+    client: httpx.Client, match_id: str, deployment: Deployment, anvil: AnvilNode
+) -> dict:
+    r = client.get(f"/matches/{match_id}/result")
+    assert r.status_code == 200, r.text
+    res = r.json()
+    struct = signing.MatchResult.from_message(res["typed_data"]["message"])
+    recovered = signing.recover_result_signer(
+        struct, res["signature"], anvil.chain_id, deployment.match_ledger
+    )
+    assert recovered == deployment.signer == res["signer"]
+    assert (
+        res["digest"]
+        == "0x" + signing.result_digest(struct, anvil.chain_id, deployment.match_ledger).hex()
+    )
+    transcript = client.get(f"/matches/{match_id}/transcript").json()
+    replayed = replay(transcript)
+    assert "0x" + replayed.final_hash == res["final_state_hash"]
+    return dict(res)
+
+
+@pytest.mark.chain
+@pytest.mark.parametrize("game", _games())
+def test_bot_match_ends_in_a_signed_result(
+    game: str, client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    g = get_game(game)
+    deck = dict(g.starter_decks[0])
+    player = sign_in(client, PLAYER_KEYS[0])
+    mint(
+        anvil,
+        deployment,
+        {player.address: {(game, c): n for c, n in g.required_tokens(deck).items()}},
+    )
+    commitment = register_deck(player, game, deck)
+    r = player.post(
+        "/matches", {"game": game, "deck_id": commitment["id"], "opponent": "bot", "bot": "random"}
+    )
+    assert r.status_code == 201, r.text
+    match = r.json()
+    assert match["status"] == "seeding" and match["operator_commit"].startswith("0x")
+    started = commit_and_reveal([player], match["id"])
+    assert started["status"] in ("active", "finished")
+    assert started["ownership_block"] is not None
+    final = play_bot_match(player, match["id"])
+    assert final["status"] == "finished"
+    res = _check_result(client, match["id"], deployment, anvil)
+    assert res["player0"] == player.address and res["player1"] == deployment.signer
+    assert res["ownership_block"] == started["ownership_block"]
+
+
+@pytest.mark.chain
+@pytest.mark.parametrize("game", _games())
+def test_two_player_match_ends_in_a_signed_result(
+    game: str, client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    g = get_game(game)
+    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
+    decks = [dict(g.starter_decks[0]), dict(g.starter_decks[1])]
+    mint(
+        anvil,
+        deployment,
+        {
+            p.address: {(game, c): n for c, n in g.required_tokens(d).items()}
+            for p, d in zip((a, b), decks, strict=True)
+        },
+    )
+    d0, d1 = register_deck(a, game, decks[0]), register_deck(b, game, decks[1])
+    match = a.post("/matches", {"game": game, "deck_id": d0["id"]}).json()
+    assert match["status"] == "open"
+    r = b.post(f"/matches/{match['id']}/join", {"deck_id": d1["id"]})
+    assert r.status_code == 200, r.text
+    commit_and_reveal([a, b], match["id"])
+    final = play_out({0: a, 1: b}, match["id"])
+    assert final["status"] == "finished" and final["end_reason"] == "completed"
+    res = _check_result(client, match["id"], deployment, anvil)
+    assert (res["player0"], res["player1"]) == (a.address, b.address)
+    assert (res["deck0"], res["deck1"]) == (d0["deck_hash"], d1["deck_hash"])
+    expected_winner = {0: a.address, 1: b.address, None: signing.ZERO_ADDRESS}[final["winner_seat"]]
+    assert res["winner"] == expected_winner

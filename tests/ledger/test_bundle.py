@@ -1,0 +1,74 @@
+"""Bundle export from the operator's database (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Engine
+
+from ledger.anchoring import AnchorConfig, Anchorer
+from ledger.bundle import BUNDLE_FORMAT, export_bundle
+from ledger.db import create_all, make_engine, session_scope
+from ledger.deploy import Deployment
+from ledger.devchain import AnvilNode
+from ledger.errors import Conflict, NotFound
+from ledger.matchledger import Rpc
+from ledger.verify import verify_bundle
+from tests.ledger.anchor_support import ANCHORER_KEY, store_played_match
+
+pytestmark = pytest.mark.chain
+
+
+@pytest.fixture
+def engine(database_url: str) -> Iterator[Engine]:
+    """A fresh database with every table."""
+    engine = make_engine(database_url)
+    create_all(engine)
+    yield engine
+    engine.dispose()
+
+
+def test_bundle_only_once_confirmed_and_then_self_contained(
+    engine: Engine, evm_snapshot: AnvilNode, deployment: Deployment
+) -> None:
+    match_id = store_played_match(engine, evm_snapshot, deployment)
+    kw = {"card_token": deployment.card_token, "deployment_block": deployment.deployment_block}
+    with session_scope(engine) as s, pytest.raises(NotFound):
+        export_bundle(s, "0x" + "ab" * 32, **kw)  # type: ignore[arg-type]
+    with (
+        session_scope(engine) as s,
+        pytest.raises(Conflict, match="not anchored and confirmed yet") as info,
+    ):
+        export_bundle(s, match_id, **kw)  # type: ignore[arg-type]
+    assert info.value.extra["batch_status"] == "pending"
+
+    Anchorer(
+        engine, Rpc(evm_snapshot.rpc_url), deployment.match_ledger, ANCHORER_KEY, AnchorConfig()
+    ).run_until_idle(force=True)
+    with session_scope(engine) as s:
+        bundle = export_bundle(s, match_id, **kw)  # type: ignore[arg-type]
+    assert bundle["format"] == BUNDLE_FORMAT
+    assert set(bundle) == {
+        "format",
+        "chain",
+        "result",
+        "transcript",
+        "decks",
+        "seeds",
+        "ownership_block",
+        "anchor",
+    }
+    assert bundle["chain"] == {
+        "chain_id": 31337,
+        "match_ledger": deployment.match_ledger,
+        "card_token": deployment.card_token,
+        "deployment_block": deployment.deployment_block,
+    }
+    assert (
+        bundle["anchor"]["batch_id"] == 1
+        and bundle["anchor"]["count"] == 1
+        and bundle["anchor"]["proof"] == []
+    )
+    assert bundle["result"]["typed_data"]["message"]["matchId"] == match_id
+    assert all(c.ok for c in verify_bundle(bundle, evm_snapshot.rpc_url))

@@ -1,0 +1,38 @@
+"""The Alembic migrations build exactly the schema of ledger.models, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect
+from sqlmodel import SQLModel
+
+import ledger.models  # noqa: F401
+from ledger.db import make_engine
+from ledger.migrations import alembic_config, current, upgrade
+
+
+def test_one_linear_history() -> None:
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    assert len(script.get_heads()) == 1
+
+
+def test_migrations_match_the_models(database_url: str) -> None:
+    upgrade(database_url)
+    upgrade(database_url)  # idempotent
+    assert (
+        current(database_url)
+        == ScriptDirectory.from_config(alembic_config(database_url)).get_current_head()
+    )
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            diff = compare_metadata(
+                MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata
+            )
+            tables = set(inspect(conn).get_table_names())
+    finally:
+        engine.dispose()
+    assert diff == [], diff
+    assert set(SQLModel.metadata.tables) <= tables
