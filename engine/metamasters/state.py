@@ -1056,12 +1056,14 @@ class MetaMastersState(GameState):
             return []
         pk, p, parg = self.prompts[-1]
         out: list[Action] = []
+        # every candidate goes through apply's own validator, so the two can never disagree
+        check = self._check
         if pk == P_TARGET:
             c = CARDS[self.cid[parg]]
             return [Action("target", (t,)) for t in self.targets(c.target or "", p)]
         if pk == P_RESPONSE:
             for s in self.specials[p]:
-                if s >= 0 and self._check_activate(p, s, P_RESPONSE) is None:
+                if s >= 0 and check(Action("activate", (s,))) is None:
                     out.append(Action("activate", (s,)))
             out.append(Action("pass"))
             return out
@@ -1076,31 +1078,32 @@ class MetaMastersState(GameState):
                 else:
                     out.append(Action("direct", (a,)))
             for s in self.specials[p]:
-                if s >= 0 and self._check_activate(p, s, P_BATTLE) is None:
+                if s >= 0 and check(Action("activate", (s,))) is None:
                     out.append(Action("activate", (s,)))
             out.append(Action("next"))
             return out
         for iid in self.hand[p]:
             c = CARDS[self.cid[iid]]
             if c.kind == K_ACTOR:
-                # playing and setting an Actor have the same prerequisites
                 for args in [(iid, t) for t in own] if c.subtype == T_OMEGA else [(iid,)]:
-                    if self._check_actor(p, args) is None:
-                        out.append(Action("play", args))
-                        out.append(Action("set", args))
+                    out.extend(
+                        a for a in (Action("play", args), Action("set", args)) if check(a) is None
+                    )
             elif c.kind == K_LINK:
-                if self.links_used < 1:
-                    out.extend(Action("link", (iid, h)) for h in own)
-            elif c.kind == K_SPECIAL and -1 in self.specials[p]:
-                out.append(Action("activate", (iid,)))
-                out.append(Action("set", (iid,)))
+                out.extend(a for a in (Action("link", (iid, h)) for h in own) if check(a) is None)
+            elif c.kind == K_SPECIAL:
+                out.extend(
+                    a
+                    for a in (Action("activate", (iid,)), Action("set", (iid,)))
+                    if check(a) is None
+                )
         for s in self.specials[p]:
-            if s >= 0 and self._check_activate(p, s, P_MAIN) is None:
+            if s >= 0 and check(Action("activate", (s,))) is None:
                 out.append(Action("activate", (s,)))
         for a in own:
-            flip = not self.faceup[a]
-            if self._check_position(p, a, flip) is None:
-                out.append(Action("flip" if flip else "position", (a,)))
+            act = Action("flip" if not self.faceup[a] else "position", (a,))
+            if check(act) is None:
+                out.append(act)
         out.append(Action("next"))
         return out
 

@@ -109,6 +109,16 @@ def _variant(card: Mapping[str, Any], plus: bool) -> Mapping[str, Any]:
     return merged
 
 
+def _check_gains(decl: list[Any], where: str) -> None:
+    for step in decl:
+        if isinstance(step, dict) and step.get("op") == "gain":
+            target = step.get("card")
+            if target not in INDEX or KIND[INDEX[target]] == PACK:
+                raise CatalogueError(
+                    f"catalogue metaversus: card {where!r}: gain names unknown card {target!r}"
+                )
+
+
 def _compile(card: Mapping[str, Any], where: str) -> Effect[WishState]:
     decl: list[Any] = list(card.get("effect", []))
     below = card.get("below")
@@ -121,6 +131,7 @@ def _compile(card: Mapping[str, Any], where: str) -> Effect[WishState]:
             )
         decl.append({"op": "below_line", "if": cond, "n": below.get("n", 0)})
         decl.extend(below.get("effect", []))
+    _check_gains(decl, where)
     return COMPILER.compile(decl, where)
 
 

@@ -59,7 +59,8 @@ def play(
                 _fail("match did not end within 100000 actions")
             turn = getattr(state, "turn", None)
             if turn != last_turn and not quiet:
-                console.print(f"[bold]— {'setup' if turn == 0 else f'turn {turn}'} —[/bold]" if turn is not None else "")
+                title = "setup" if turn == 0 else f"turn {turn}"
+                console.print(f"[bold]— {title} —[/bold] {_summary(g.scenario_view(state))}")
                 last_turn = turn
             player = state.current_player
             action: Action = players[player].choose(state)
@@ -79,6 +80,20 @@ def play(
         except OSError as exc:
             _fail(f"cannot write {transcript}: {exc.strerror or exc}")
         console.print(f"transcript written to {transcript}")
+
+
+def _summary(view: dict[str, Any]) -> str:
+    """A short score line from a game's scenario view (whichever of vp/hp/mp it has)."""
+    players = view.get("players")
+    if not isinstance(players, list):
+        return ""
+    parts = []
+    for i, side in enumerate(players):
+        if isinstance(side, dict):
+            stats = ", ".join(f"{k.upper()} {side[k]}" for k in ("vp", "hp", "mp") if isinstance(side.get(k), int))
+            if stats:
+                parts.append(f"P{i}: {stats}")
+    return f"[dim]({'; '.join(parts)})[/dim]" if parts else ""
 
 
 @app.command("replay")

@@ -80,18 +80,22 @@ def commit_and_reveal(players: list[Player], match_id: str) -> dict[str, Any]:
 
 def play_out(players: dict[int, Player], match_id: str, max_moves: int = 5000) -> dict[str, Any]:
     """Play the first legal action for whoever's turn it is until the match ends."""
+    m = players[0].get(f"/matches/{match_id}").json()
+    seat, version, status = m["current_player"], m["version"], m["status"]
+    legal: list[dict[str, Any]] = []
     for _ in range(max_moves):
-        m = players[0].get(f"/matches/{match_id}").json()
-        if m["status"] != "active":
-            return dict(m)
-        seat = m["current_player"]
-        player = players[seat]
-        legal = player.get(f"/matches/{match_id}/legal-actions").json()
+        if status != "active":
+            return dict(players[0].get(f"/matches/{match_id}").json())
+        if not legal:
+            view = players[seat].get(f"/matches/{match_id}/view").json()
+            legal, version = view["legal_actions"], view["match"]["version"]
         assert legal, "the player to move has no legal action"
-        r = player.post(
-            f"/matches/{match_id}/actions", {"action": legal[0]["action"], "version": m["version"]}
-        )
+        r = players[seat].post(f"/matches/{match_id}/actions", {"action": legal[0]["action"], "version": version})
         assert r.status_code == 200, r.text
+        out = r.json()
+        legal, version, status = out["legal_actions"], out["version"], out["status"]
+        if not out["your_turn"]:
+            seat, legal = out["current_player"], []
     raise AssertionError("the match did not end")
 
 

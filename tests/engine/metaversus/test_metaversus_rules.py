@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from engine.core import Action, DeckRejected, GameState, IllegalAction, Prng, get_game, new_match
 from engine.core.bots import Bot, GreedyBot, RandomBot, play_match
+from engine.core.catalogue import validate_catalogue
+from engine.core.errors import CatalogueError
 from engine.metaversus import cards as C
+from engine.metaversus.effects import COMPILER
 from engine.metaversus.position import from_position
 from engine.metaversus.state import WishState, shuffle
 
@@ -234,3 +238,22 @@ def test_greedy_bot_beats_random_and_games_end_by_hp() -> None:
         wins += state.winner == seed % 2
         assert state.zero and state.turn < 100
     assert wins == 6
+
+
+def test_catalogue_schema_and_effects_are_checked() -> None:
+    data = json.loads((Path(C.__file__).parent / "catalogue.json").read_text(encoding="utf-8"))
+    validate_catalogue(data, C.SCHEMA)
+    broken = json.loads(json.dumps(data))
+    del broken["cards"][0]["cost"]
+    with pytest.raises(CatalogueError, match="cost"):
+        validate_catalogue(broken, C.SCHEMA)
+    broken = json.loads(json.dumps(data))
+    broken["cards"][6]["plus"]["colour"] = "red"
+    with pytest.raises(CatalogueError, match="plus"):
+        validate_catalogue(broken, C.SCHEMA)
+    with pytest.raises(CatalogueError, match="unknown operation"):
+        COMPILER.compile([{"op": "fly"}], "x")
+    with pytest.raises(CatalogueError, match="must be >= 1"):
+        COMPILER.compile([{"op": "draw", "n": 0}], "x")
+    with pytest.raises(CatalogueError, match="expected one of"):
+        COMPILER.compile([{"op": "gain", "card": "stone", "to": "moon"}], "x")
