@@ -88,7 +88,8 @@ class Prng:
             threshold = thresholds[n] if n <= 256 else ((1 << 64) - n) % n
             while True:
                 x = (s1 * 5) & m
-                r = ((((x << 7) | (x >> 57)) & m) * 9) & m
+                # bits above 64 of the rotation do not reach the low 64 bits of the product
+                r = (((x << 7) | (x >> 57)) * 9) & m
                 t = (s1 << 17) & m
                 s2 ^= s0
                 s3 ^= s1

@@ -19,6 +19,7 @@ from engine.metax.state import (
     P_PLANNING,
     PROMPT_NAMES,
     MetaXState,
+    static_string,
 )
 
 DECK_SIZE = 40
@@ -113,20 +114,24 @@ def required_tokens(deck: Deck) -> dict[str, int]:
     return {k: int(v) for k, v in sorted(deck.items()) if v > 0}
 
 
-_TEMPLATES: dict[tuple[frozenset[tuple[str, int]], ...], tuple[list[int], list[int], list[list[int]]]] = {}
+_Template = tuple[list[int], list[int], list[list[int]], str]
+_TEMPLATES: dict[tuple[frozenset[tuple[str, int]], ...], _Template] = {}
 
 
-def _instances(decks: tuple[Deck, Deck]) -> tuple[list[int], list[int], list[list[int]]]:
-    """Instance ids in canonical order (sorted card ids); memoised per pair of decks."""
+def _instances(decks: tuple[Deck, Deck]) -> _Template:
+    """Instance ids in canonical order (sorted card ids); memoised per pair of decks.
+
+    The card and owner lists are shared (they never change during a match)."""
     key = (frozenset(decks[0].items()), frozenset(decks[1].items()))
     hit = _TEMPLATES.get(key)
     if hit is None:
-        hit = _build_instances(decks)
+        cards, owner, piles = _build_instances(decks)
+        hit = (cards, owner, piles, static_string(cards, owner))
         if len(_TEMPLATES) > 256:
             _TEMPLATES.clear()
         _TEMPLATES[key] = hit
-    cards, owner, piles = hit
-    return cards, owner, [piles[0][:], piles[1][:]]
+    cards, owner, piles, static = hit
+    return cards, owner, [piles[0][:], piles[1][:]], static
 
 
 def _build_instances(decks: tuple[Deck, Deck]) -> tuple[list[int], list[int], list[list[int]]]:
@@ -152,8 +157,8 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
                     [Violation(v.rule, f"player {p}: {v.message}", v.card) for v in violations]
                 )
     prng = Prng(seed)
-    cards, owner, piles = _instances(decks)
-    st = MetaXState.empty(cards, owner, prng)
+    cards, owner, piles, static = _instances(decks)
+    st = MetaXState.empty(cards, owner, prng, static)
     for p in (0, 1):
         deck = piles[p]
         prng.shuffle(deck)

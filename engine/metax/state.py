@@ -86,6 +86,7 @@ class MetaXState(GameState):
         "prng",
         "pushed",
         "stack",
+        "static",
         "turn",
         "vps",
         "win",
@@ -113,15 +114,19 @@ class MetaXState(GameState):
     attacks: list[list[int]]
     stack: list[Any]
     prng: Prng
+    #: the per-match static tables (card number and owner of each instance) as one string,
+    #: computed once and shared by clones: serialising ints is what makes a hash expensive
+    static: str
 
     # --- construction -------------------------------------------------------------------
 
     @classmethod
-    def empty(cls, cards: list[int], owner: list[int], prng: Prng) -> MetaXState:
+    def empty(cls, cards: list[int], owner: list[int], prng: Prng, static: str | None = None) -> MetaXState:
         """A state with no card anywhere yet (builders fill the zones)."""
         s = cls.__new__(cls)
         s.cards = cards
         s.owner = owner
+        s.static = _static(cards, owner) if static is None else static
         s.decks = [[], []]
         s.hands = [[], []]
         s.discards = [[], []]
@@ -149,6 +154,7 @@ class MetaXState(GameState):
         s = self.__class__.__new__(self.__class__)
         s.cards = self.cards
         s.owner = self.owner
+        s.static = self.static
         s.decks = [self.decks[0][:], self.decks[1][:]]
         s.hands = [self.hands[0][:], self.hands[1][:]]
         s.discards = [self.discards[0][:], self.discards[1][:]]
@@ -177,8 +183,7 @@ class MetaXState(GameState):
     def to_json(self) -> dict[str, Any]:
         """The whole state (card numbers by instance, zones, prompt stack, PRNG)."""
         return {
-            "cards": self.cards,
-            "owner": self.owner,
+            "static": self.static,
             "decks": self.decks,
             "hands": self.hands,
             "discards": self.discards,
@@ -205,8 +210,8 @@ class MetaXState(GameState):
     def from_json(cls, data: dict[str, Any]) -> Self:
         """Rebuild a state from `to_json()` output."""
         s = cls.__new__(cls)
-        s.cards = list(data["cards"])
-        s.owner = list(data["owner"])
+        s.cards, s.owner = _parse_static(data["static"])
+        s.static = data["static"]
         for key in ("decks", "hands", "discards", "vps", "limbo", "chars", "pushed", "entered", "mods"):
             setattr(s, key, [list(data[key][0]), list(data[key][1])])
         s.dmg = [[list(x) for x in data["dmg"][0]], [list(x) for x in data["dmg"][1]]]
@@ -804,6 +809,27 @@ class MetaXState(GameState):
                     if first_only:
                         return out
         return out
+
+
+def static_string(cards: list[int], owner: list[int]) -> str:
+    """The serialised form of the per-match static tables (see `MetaXState.static`)."""
+    return _static(cards, owner)
+
+
+def _static(cards: list[int], owner: list[int]) -> str:
+    """`cards` and `owner` as "cid.owner" pairs joined by commas (-1 for an unused id)."""
+    return ",".join(f"{c}.{o}" for c, o in zip(cards, owner, strict=True))
+
+
+def _parse_static(text: str) -> tuple[list[int], list[int]]:
+    cards: list[int] = []
+    owner: list[int] = []
+    if text:
+        for pair in text.split(","):
+            c, o = pair.split(".")
+            cards.append(int(c))
+            owner.append(int(o))
+    return cards, owner
 
 
 def _distinct_stats(card_stats: list[tuple[int, ...]]) -> int:
