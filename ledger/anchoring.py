@@ -29,7 +29,7 @@ from sqlmodel import Session, col
 
 from ledger import merkle
 from ledger.db import session_scope
-from ledger.errors import ChainError, ConfigurationError
+from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
 from ledger.matchledger import (
     ZERO32,
     MatchLedgerClient,
@@ -118,6 +118,9 @@ class Anchorer:
         self.account = Account.from_key(anchorer_key)
         self.config = config or AnchorConfig()
         self._chain_id = chain_id
+        self._seen_batches = False
+        #: after another root took one of our batch ids: continue from the chain's head
+        self._resync = False
 
     @property
     def chain_id(self) -> int:
@@ -174,6 +177,9 @@ class Anchorer:
     def close_batch(self, force: bool = False, now: Any = None) -> int | None:
         """Close one batch if due (N pending results, or the oldest older than T s, or `force`)."""
         limit = self.config.batch_max_results
+        # chain reads happen before the transaction: never hold the database lock across an RPC
+        chain_id = self.chain_id
+        start = self._chain_start() if self._resync or not self._has_batches() else None
         with session_scope(self.engine) as session:
             _lock(session)
             rows = session.execute(
@@ -199,12 +205,12 @@ class Anchorer:
             )
             if not due:
                 return None
-            batch_id, prev = self._next_batch(session)
+            batch_id, prev = self._next_batch(session, start)
             tree = merkle.build([row[3] for row in rows])
             count = len(rows)
             batch = Batch(
                 id=batch_id,
-                chain_id=self.chain_id,
+                chain_id=chain_id,
                 ledger_address=self.ledger.address,
                 root=hx(tree.root),
                 count=count,
@@ -237,16 +243,32 @@ class Anchorer:
                     for i, row in enumerate(rows)
                 ],
             )
+        self._resync, self._seen_batches = False, True
         log.info("closed batch %s with %s results", batch_id, count)
         return batch_id
 
-    def _next_batch(self, session: Session) -> tuple[int, bytes]:
-        last = session.scalars(select(Batch).order_by(col(Batch.id).desc()).limit(1)).first()
-        if last is not None:
-            return last.id + 1, hexb(last.batch_hash)
-        # first batch of this database: continue the chain where it is (zero on a fresh ledger)
+    def _has_batches(self) -> bool:
+        if not self._seen_batches:
+            with session_scope(self.engine) as session:
+                self._seen_batches = (
+                    session.scalars(select(col(Batch.id)).limit(1)).first() is not None
+                )
+        return self._seen_batches
+
+    def _chain_start(self) -> tuple[int, bytes]:
+        """Where this database's first batch continues the on-chain chain (1 / zero on a fresh ledger)."""
         latest = self.ledger.latest_batch_id()
         return latest + 1, (self.ledger.head_batch_hash() if latest else ZERO32)
+
+    def _next_batch(
+        self, session: Session, chain_start: tuple[int, bytes] | None
+    ) -> tuple[int, bytes]:
+        last = session.scalars(select(Batch).order_by(col(Batch.id).desc()).limit(1)).first()
+        if last is not None and (chain_start is None or chain_start[0] <= last.id + 1):
+            return last.id + 1, hexb(last.batch_hash)
+        if chain_start is None:  # batches were deleted (superseded) since we looked
+            raise ServiceUnavailable("the batch table changed during closing; retry")
+        return chain_start
 
     # ------------------------------------------------------------------ sending and confirming
 
@@ -385,6 +407,7 @@ class Anchorer:
             )
             session.execute(delete(ResultProof).where(col(ResultProof.batch_id).in_(ids)))
             session.execute(delete(Batch).where(col(Batch.id).in_(ids)))
+        self._resync = True
         log.warning("batches %s superseded on-chain by another root; results re-queued", ids)
         report.superseded.extend(ids)
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, update
+from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import select as sa_select
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
 from ledger.models import (
@@ -85,9 +87,26 @@ def add_session(db: Session, row: SessionRow) -> None:
     db.add(row)
 
 
+_SESSIONS = SessionRow.__table__  # type: ignore[attr-defined]
+_GET_SESSION = sa_select(_SESSIONS.c.address, _SESSIONS.c.expires_at, _SESSIONS.c.revoked).where(
+    _SESSIONS.c.token_hash == bindparam("token_hash")
+)
+
+
 def get_session(db: Session, token_hash: str) -> SessionRow | None:
     """The session with this token hash, if any."""
     return db.get(SessionRow, token_hash)
+
+
+def session_owner(db: Session, token_hash: str) -> tuple[str, datetime, bool] | None:
+    """(address, expires_at, revoked) of a session, with a plain Core query (the hot path)."""
+    row = db.connection().execute(_GET_SESSION, {"token_hash": token_hash}).first()
+    if row is None:
+        return None
+    expires = row.expires_at
+    if expires.tzinfo is None:  # SQLite keeps no offset; the column stores UTC
+        expires = expires.replace(tzinfo=UTC)
+    return str(row.address), expires, bool(row.revoked)
 
 
 # -- card designs --------------------------------------------------------------------------
@@ -170,22 +189,27 @@ def add(db: Session, *rows: Any) -> None:
     db.flush()
 
 
+# the state snapshot is loaded only when a state must be rebuilt (cache miss)
+_GET_MATCH = (
+    select(Match).where(col(Match.id) == bindparam("match_id")).options(defer(Match.state))  # type: ignore[arg-type]
+)
+_SEATS = (
+    select(MatchSeat)
+    .where(col(MatchSeat.match_id) == bindparam("match_id"))
+    .order_by(col(MatchSeat.seat))
+)
+
+
 def get_match(db: Session, match_id: str) -> Match | None:
     """A match by id (fresh from the database)."""
     return db.exec(
-        select(Match).where(col(Match.id) == match_id).execution_options(populate_existing=True)
+        _GET_MATCH.execution_options(populate_existing=True), params={"match_id": match_id}
     ).first()
 
 
 def seats(db: Session, match_id: str) -> list[MatchSeat]:
     """The seats of a match, by seat number."""
-    return list(
-        db.exec(
-            select(MatchSeat)
-            .where(col(MatchSeat.match_id) == match_id)
-            .order_by(col(MatchSeat.seat))
-        ).all()
-    )
+    return list(db.exec(_SEATS, params={"match_id": match_id}).all())
 
 
 def open_matches(db: Session, game: str | None, limit: int = 50) -> Sequence[Match]:
@@ -208,13 +232,16 @@ def matches_of(db: Session, address: str, limit: int = 50) -> Sequence[Match]:
     return db.exec(query).all()
 
 
+_MATCHES = Match.__table__  # type: ignore[attr-defined]
+
+
 def update_match_if_version(
     db: Session, match_id: str, version: int, values: dict[str, Any]
 ) -> bool:
     """Write `values` only if the match is still at `version`; False if someone else moved first."""
     result = db.execute(
-        update(Match)
-        .where(col(Match.id) == match_id, col(Match.version) == version)
+        update(_MATCHES)
+        .where(_MATCHES.c.id == match_id, _MATCHES.c.version == version)
         .values(**values)
     )
     return bool(getattr(result, "rowcount", 0) == 1)
@@ -223,9 +250,17 @@ def update_match_if_version(
 def update_match_if_status(db: Session, match_id: str, status: str, values: dict[str, Any]) -> bool:
     """Write `values` only if the match still has `status`."""
     result = db.execute(
-        update(Match).where(col(Match.id) == match_id, col(Match.status) == status).values(**values)
+        update(_MATCHES)
+        .where(_MATCHES.c.id == match_id, _MATCHES.c.status == status)
+        .values(**values)
     )
     return bool(getattr(result, "rowcount", 0) == 1)
+
+
+def insert_actions(db: Session, rows: list[dict[str, Any]]) -> None:
+    """Insert action rows (one statement; the primary key refuses an index applied twice)."""
+    if rows:
+        db.execute(insert(MatchAction.__table__), rows)  # type: ignore[attr-defined]
 
 
 def match_actions(

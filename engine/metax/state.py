@@ -326,24 +326,31 @@ class MetaXState(GameState):
 
     def apply(self, action: Action) -> None:
         """Apply an action; IllegalAction (naming the rule) leaves the state unchanged."""
-        if self.over:
+        kind, args = action
+        entry = _DISPATCH.get(kind)
+        stack = self.stack
+        if not stack:  # the stack is emptied exactly when the match ends
             raise _illegal("flow.game-over", "the match is over")
-        entry = _DISPATCH.get(action.kind)
         if entry is None:
-            raise _illegal("flow.unknown-action", f"unknown action kind {action.kind!r}")
-        handler, want, nargs = entry
-        top = self.stack[-1]
-        if top[0] != want:
+            raise _illegal("flow.unknown-action", f"unknown action kind {kind!r}")
+        top = stack[-1]
+        if top[0] != entry[1]:
             raise _illegal(
                 "flow.not-now",
-                f"{action.kind!r} is not possible now (waiting for {PROMPT_NAMES[top[0]]} from player {top[1]})",
+                f"{kind!r} is not possible now (waiting for {PROMPT_NAMES[top[0]]} from player {top[1]})",
             )
-        if len(action.args) not in nargs:
-            raise _illegal("flow.arguments", f"{action.kind!r} takes {'/'.join(map(str, nargs))} argument(s)")
-        handler(self, top[1], *action.args)
+        if len(args) not in entry[2]:
+            raise _illegal("flow.arguments", f"{kind!r} takes {'/'.join(map(str, entry[2]))} argument(s)")
+        entry[0](self, top[1], *args)
 
     def label(self, action: Action) -> str:
         """A human-readable description of an action in this state."""
+        try:
+            return self._label(action)
+        except (IndexError, KeyError, AssertionError):
+            return f"{action.kind} {list(action.args)}"
+
+    def _label(self, action: Action) -> str:
         k, a = action.kind, action.args
         n = self.name
         if k == "first_player":
@@ -422,19 +429,24 @@ class MetaXState(GameState):
         mods = self.mods[p]
         o = s * 3
         modified = mods[o] or mods[o + 1] or mods[o + 2]
-        bonuses = [
-            (other, bonus)
-            for other in chars
-            if other >= 0 and (bonus := BONUS[cards[other]]) is not None
-        ]
-        if not modified and not bonuses:
+        c0, c1, c2 = chars
+        if (
+            not modified
+            and (c0 < 0 or BONUS[cards[c0]] is None)
+            and (c1 < 0 or BONUS[cards[c1]] is None)
+            and (c2 < 0 or BONUS[cards[c2]] is None)
+        ):
             return base
         out = list(base)
         if modified:
             for k in range(3):
                 if out[k]:
                     out[k] = max(1, out[k] + mods[o + k])
-        for other, (stat, n, btrait, others) in bonuses:
+        for other in chars:
+            bonus = BONUS[cards[other]] if other >= 0 else None
+            if bonus is None:
+                continue
+            stat, n, btrait, others = bonus
             if out[stat] and (btrait is None or btrait == TRAIT[cid]) and not (others and other == iid):
                 out[stat] += n
         return out

@@ -274,7 +274,7 @@ def run(results: int = 100_000, **_: Any) -> dict[str, Any]:
                 rss_idle = _rss_mb(worker.pid)
                 t0 = time.perf_counter()
                 for i in range(0, results, CHUNK):
-                    write_results(engine, rows[i : i + CHUNK])
+                    write_results(engine, rows[i : min(i + CHUNK, results)])
                 written_s = time.perf_counter() - t0
                 deadline = time.monotonic() + 600
                 while not _done(engine, results):

@@ -156,7 +156,8 @@ def _sign_in_all(url: str, keys: list[str]) -> list[str]:
 def _open_loop(
     url: str, tokens: list[str], deck: dict[str, int], seconds: float, rate: float
 ) -> dict[str, Any]:
-    """Send at a steady rate regardless of responses; latency from the scheduled time."""
+    """Send at a steady rate regardless of responses; latency from the scheduled time (after
+    a short warm-up at the same rate whose latencies are not counted)."""
     total = int(seconds * rate)
     latencies: list[float] = []
     errors = 0
@@ -173,6 +174,11 @@ def _open_loop(
     start = time.perf_counter() + 0.2
 
     def send(i: int) -> None:
+        if i < 0:  # warm-up request: fills the client's and the server's connection pools
+            client().post(
+                "/decks", json=body, headers={"Authorization": f"Bearer {tokens[-i % len(tokens)]}"}
+            )
+            return
         nonlocal errors
         scheduled = start + i / rate
         response = client().post(
@@ -186,6 +192,11 @@ def _open_loop(
                 errors += 1
 
     with ThreadPoolExecutor(64) as pool:
+        warm = int(min(3.0, seconds / 5) * rate)
+        for i in range(warm):
+            time.sleep(1 / rate)
+            pool.submit(send, -1 - i)
+        start = time.perf_counter() + 0.5
         for i in range(total):
             # submit each request at its scheduled time; a busy pool shows up as latency
             delay = start + i / rate - time.perf_counter()
@@ -249,8 +260,10 @@ def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
         with httpx.Client(base_url=url, timeout=60) as http:
             player = ApiPlayer(http, keys[k])
             player.sign_in()
+            deck = player.pick_deck(GAME)
+            deck_id = player.call("POST", "/decks", {"game": GAME, "cards": deck})["id"]
             while time.perf_counter() < stop_at:
-                match = player.start_bot_match(GAME, player.pick_deck(GAME), "random")
+                match = player.start_bot_match(GAME, deck, "random", deck_id=deck_id)
 
                 def count(_choice: Any, out: dict[str, Any]) -> None:
                     applied[k] += len(out["applied"])

@@ -90,15 +90,17 @@ class ApiPlayer:
                 return dict(deck)
         return dict(info["starter_decks"][0])  # let the API say which cards are missing
 
-    def start_bot_match(self, game: str, deck: dict[str, int], bot: str) -> dict[str, Any]:
-        """Register the deck, create a bot match, commit and reveal a seed secret."""
+    def start_bot_match(
+        self, game: str, deck: dict[str, int], bot: str, deck_id: str | None = None
+    ) -> dict[str, Any]:
+        """Register the deck (unless `deck_id` names a commitment of it), create a bot match,
+        commit and reveal a seed secret."""
         from eth_utils import keccak
 
-        commitment = self.call("POST", "/decks", {"game": game, "cards": deck})
+        if deck_id is None:
+            deck_id = self.call("POST", "/decks", {"game": game, "cards": deck})["id"]
         match = self.call(
-            "POST",
-            "/matches",
-            {"game": game, "deck_id": commitment["id"], "opponent": "bot", "bot": bot},
+            "POST", "/matches", {"game": game, "deck_id": deck_id, "opponent": "bot", "bot": bot}
         )
         secret = secrets.token_bytes(32)
         self.call("POST", f"/matches/{match['id']}/commit", {"commit": "0x" + keccak(secret).hex()})

@@ -84,12 +84,12 @@ def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn
 
 def authenticate(db: Session, token: str) -> str:
     """The address of the live session `token`; Unauthorized if unknown, revoked or expired."""
-    row = queries.get_session(db, _hash(token))
-    if row is None or row.revoked:
+    row = queries.session_owner(db, _hash(token))
+    if row is None or row[2]:
         raise Unauthorized("no such session; sign in again", reason="unknown-session")
-    if row.expires_at <= utcnow():
+    if row[1] <= utcnow():
         raise Unauthorized("the session has expired; sign in again", reason="expired-session")
-    return row.address
+    return row[0]
 
 
 def sign_out(db: Session, token: str) -> None:

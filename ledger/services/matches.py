@@ -35,7 +35,7 @@ from engine.core.state import GameState
 from engine.core.transcript import CHECKPOINT_EVERY
 from ledger import queries
 from ledger.errors import Conflict, Forbidden, InvalidInput, NotFound
-from ledger.models import DeckCommitment, Match, MatchAction, MatchSeat, MatchStatus, utcnow
+from ledger.models import DeckCommitment, Match, MatchSeat, MatchStatus, utcnow
 from ledger.services import results
 from ledger.services.catalogue import load_game, token_ids
 from ledger.services.context import Context
@@ -422,12 +422,23 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
 # -- playing -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class AppliedAction:
+    """One action applied in this request."""
+
+    index: int
+    seat: int
+    action: list[Any]
+    label: str
+    by_bot: bool
+
+
 @dataclass
 class MoveOutcome:
     """What one submission did: the actions applied (the caller's and the bot's replies)."""
 
     match: Match
-    applied: list[MatchAction] = field(default_factory=list)
+    applied: list[AppliedAction] = field(default_factory=list)
     state: GameState | None = None
 
 
@@ -437,7 +448,7 @@ class _Progress:
     __slots__ = ("checkpoints", "recorded")
 
     def __init__(self, match: Match) -> None:
-        self.recorded: list[MatchAction] = []
+        self.recorded: list[AppliedAction] = []
         self.checkpoints: list[str] = list(match.checkpoints)
 
 
@@ -451,16 +462,7 @@ def _record(
     progress: _Progress,
 ) -> None:
     index = match.version + len(progress.recorded)
-    progress.recorded.append(
-        MatchAction(
-            match_id=match.id,
-            index=index,
-            seat=seat,
-            action=action.to_json(),
-            label=label,
-            by_bot=by_bot,
-        )
-    )
+    progress.recorded.append(AppliedAction(index, seat, action.to_json(), label, by_bot))
     if (index + 1) % CHECKPOINT_EVERY == 0:
         progress.checkpoints.append(state.state_hash())
 
@@ -505,8 +507,21 @@ def _save_progress(
         raise StaleTurn(
             "another action was applied to this match first; reload and retry", version=old
         )
+    now = utcnow()
+    rows = [
+        {
+            "match_id": match.id,
+            "index": a.index,
+            "seat": a.seat,
+            "action": a.action,
+            "label": a.label,
+            "by_bot": a.by_bot,
+            "created_at": now,
+        }
+        for a in recorded
+    ]
     try:
-        queries.add(db, *recorded)
+        queries.insert_actions(db, rows)
     except IntegrityError:
         raise StaleTurn(
             "another action was applied to this match first; reload and retry", version=old

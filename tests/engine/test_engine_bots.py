@@ -54,3 +54,16 @@ def test_make_bot_names() -> None:
     assert isinstance(make_bot("greedy", g, 1), GreedyBot)
     with pytest.raises(EngineError, match="unknown bot"):
         make_bot("smart", g, 1)
+
+
+def test_greedy_beats_random_on_mirrored_decks() -> None:
+    g = get_game("metax")
+    wins = games = 0
+    for deck in g.starter_decks:
+        for seed in range(5):
+            _, t = play_match(g, (deck, deck), seed, (GreedyBot(g), RandomBot(seed)))
+            wins += t.winner == 0
+            _, t = play_match(g, (deck, deck), seed, (RandomBot(seed), GreedyBot(g)))
+            wins += t.winner == 1
+            games += 2
+    assert wins >= 0.6 * games, f"greedy won {wins} of {games}"

@@ -231,3 +231,32 @@ def test_a_reorged_out_anchor_is_re_anchored_and_proofs_stay_valid(
         new = {b.id: (b.block_hash, b.reorgs, b.attempts) for b in s.scalars(select(Batch))}
     assert all(new[i][0] != old[i] and new[i][1] == 1 for i in (1, 2))
     assert all(attempts == 1 for _h, _r, attempts in new.values())  # the same signed bytes re-sent
+
+
+def test_a_batch_id_taken_by_another_root_is_re_batched(
+    engine: Engine, evm_snapshot: AnvilNode, deployment: Deployment, tmp_path: Path
+) -> None:
+    ours = add_results(engine, deployment, 3)
+    anchorer = make_anchorer(engine, evm_snapshot, deployment)
+    assert anchorer.close_batch(force=True) == 1  # closed, not yet sent
+    # another database anchors its own batch 1 first (the same anchorer key, another root)
+    other = make_engine(f"sqlite:///{tmp_path / 'other.db'}")
+    create_all(other)
+    add_results(other, deployment, 2)
+    make_anchorer(other, evm_snapshot, deployment).run_until_idle(force=True)
+    other.dispose()
+
+    report = anchorer.run_until_idle()
+    assert report.superseded == [1] and report.closed == [2] and report.confirmed == [2]
+    ledger = MatchLedgerClient(Rpc(evm_snapshot.rpc_url), deployment.match_ledger)
+    with session_scope(engine) as s:
+        proofs = {p.result_id: p for p in s.scalars(select(ResultProof))}
+        batch = s.get(Batch, 2)
+        assert batch is not None and s.get(Batch, 1) is None
+        assert (
+            batch.prev_batch_hash == "0x" + ledger.anchored_batches(batch_id=1)[0].batch_hash.hex()
+        )
+    assert sorted(proofs) == sorted(ours)
+    for p in proofs.values():
+        assert p.batch_id == 2
+        assert ledger.verify_result(2, hexb(p.digest), [hexb(x) for x in p.proof])
