@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from sqlalchemy.exc import IntegrityError
 
 from api import problems
 from api.metrics import MetricsMiddleware
@@ -32,8 +34,12 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
         engine = get_engine(s.resolved_database_url)
         ctx = Context.create(s, engine, chain)
         try:
-            with session_scope(engine) as db:
-                sync_card_designs(db)
+            try:
+                with session_scope(engine) as db:
+                    sync_card_designs(db)
+            except IntegrityError:  # another API process stored them at the same moment
+                with session_scope(engine) as db:
+                    sync_card_designs(db)
         except ConfigurationError:
             raise
         except Exception as exc:
@@ -41,6 +47,10 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
                 f"the database at {s.resolved_database_url} is not ready ({type(exc).__name__}); run `metaledger db upgrade`"
             ) from exc
         app.state.ctx = ctx
+        # everything loaded so far (catalogues, compiled effects, routes) lives as long as the
+        # process: keep it out of the cyclic GC's generations so collections stay short
+        gc.collect()
+        gc.freeze()
         yield
         if chain is None:
             ctx.chain.close()

@@ -6,6 +6,9 @@ from api import schemas
 from ledger.models import DeckCommitment, Match, MatchResult, MatchSeat, MatchStatus
 from ledger.services import results
 
+#: secrets and the seed are disclosed only once the match is over: during play they would let a
+#: player compute the shuffle (hidden information)
+_OVER = (MatchStatus.FINISHED, MatchStatus.CANCELLED)
 _STARTED = (MatchStatus.ACTIVE, MatchStatus.FINISHED)
 
 
@@ -26,8 +29,9 @@ def deck(row: DeckCommitment) -> schemas.DeckOut:
 
 
 def match(row: Match, seats: list[MatchSeat], caller: str | None = None) -> schemas.MatchOut:
-    """A match's public state (secrets disclosed only once it started)."""
+    """A match's public state (secrets and seed disclosed only once it is over)."""
     started = row.status in _STARTED
+    over = row.status in _OVER
     your_seat = next(
         (s.seat for s in seats if caller is not None and s.address == caller and not s.is_bot), None
     )
@@ -40,8 +44,8 @@ def match(row: Match, seats: list[MatchSeat], caller: str | None = None) -> sche
         current_player=row.current_player,
         turn_deadline=row.turn_deadline,
         operator_commit=row.operator_commit,
-        operator_secret=row.operator_secret if started else None,
-        seed=row.seed,
+        operator_secret=row.operator_secret if over else None,
+        seed=row.seed if over else None,
         ownership_block=row.ownership_block,
         ownership_block_hash=row.ownership_block_hash,
         winner_seat=row.winner_seat,
@@ -56,7 +60,7 @@ def match(row: Match, seats: list[MatchSeat], caller: str | None = None) -> sche
                 deck_id=s.deck_id,
                 seed_commit=s.seed_commit,
                 revealed=s.seed_secret is not None and (started or not s.is_bot),
-                seed_secret=s.seed_secret if started else None,
+                seed_secret=s.seed_secret if over else None,
             )
             for s in seats
         ],

@@ -83,6 +83,9 @@ class CollectionOut(BaseModel):
 
     address: str
     block_number: int
+    source: Literal["indexer", "chain"] = Field(
+        description="indexed balances, or read from the chain"
+    )
     cards: list[HoldingOut]
 
 
@@ -162,7 +165,7 @@ class SeatOut(BaseModel):
     deck_id: str | None
     seed_commit: str | None
     revealed: bool
-    seed_secret: str | None = Field(None, description="shown once the match has started")
+    seed_secret: str | None = Field(None, description="shown once the match is over")
 
 
 class MatchOut(BaseModel):
@@ -176,8 +179,8 @@ class MatchOut(BaseModel):
     current_player: int | None
     turn_deadline: datetime | None
     operator_commit: str
-    operator_secret: str | None = Field(None, description="disclosed once the match has started")
-    seed: str | None
+    operator_secret: str | None = Field(None, description="disclosed once the match is over")
+    seed: str | None = Field(description="the engine seed, disclosed once the match is over")
     ownership_block: int | None
     ownership_block_hash: str | None
     ownership_rule: str = Field(

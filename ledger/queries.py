@@ -346,3 +346,29 @@ def tokens_of_designs(db: Session, token_ids: Iterable[str]) -> Sequence[CardDes
     if not ids:
         return []
     return db.exec(select(CardDesign).where(col(CardDesign.token_id).in_(ids))).all()
+
+
+# -- indexed collections (tables filled by the indexer worker) ----------------------------
+
+
+def indexer_block(db: Session, contract: str) -> int | None:
+    """The last block the indexer has read for `contract`, or None if it never ran."""
+    from ledger.models.indexing import IndexerCursor
+
+    cursor = db.get(IndexerCursor, contract)
+    return None if cursor is None else int(cursor.last_block)
+
+
+def indexed_holdings(db: Session, owner: str, game: str | None) -> list[tuple[CardDesign, int]]:
+    """(design, balance) of every card design `owner` holds according to the indexer."""
+    from ledger.models.indexing import TokenBalance
+
+    query = (
+        select(CardDesign, TokenBalance.amount)
+        .join(TokenBalance, col(TokenBalance.token_id) == col(CardDesign.token_id))
+        .where(col(TokenBalance.owner) == owner, col(TokenBalance.amount) > 0)
+        .order_by(col(CardDesign.game), col(CardDesign.card_id))
+    )
+    if game is not None:
+        query = query.where(col(CardDesign.game) == game)
+    return [(d, int(a)) for d, a in db.exec(query).all()]

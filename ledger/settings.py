@@ -69,9 +69,13 @@ class Settings(BaseSettings):
 
     # --- API / services (added by the API work) ---
     chain_head_ttl_seconds: float = Field(
-        1.0, ge=0, description="how long the API reuses the latest block as the pin of ownership checks"
+        1.0,
+        ge=0,
+        description="how long the API reuses the latest block as the pin of ownership checks",
     )
-    match_cache_size: int = Field(256, ge=0, description="live match states kept per API process (a cache only)")
+    match_cache_size: int = Field(
+        256, ge=0, description="live match states kept per API process (a cache only)"
+    )
 
     @property
     def resolved_deployment_file(self) -> Path:

@@ -21,6 +21,7 @@ def make_app() -> Celery:
     settings = get_settings()
     app = Celery("metaledger", include=["workers.tasks"])
     anchor_every = min(1.0, settings.batch_max_seconds)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)  # the beat schedule file lives there
     app.conf.update(
         broker_url=settings.resolved_broker_url,
         broker_connection_retry_on_startup=True,

@@ -49,12 +49,17 @@ def collection(
     address: Annotated[str, Path(max_length=42)],
     ctx: Ctx,
     game: Annotated[str | None, Query(max_length=32)] = None,
+    source: Annotated[str, Query(pattern="^(auto|indexer|chain)$")] = "auto",
 ) -> schemas.CollectionOut:
-    """The cards a wallet holds (read from the chain at the latest block)."""
-    block, holdings = run(ctx, lambda db: catalogue.collection(db, ctx, address, game), write=False)
+    """The cards a wallet holds: from the indexed balances once the indexer has run (`auto`),
+    or read from the chain at the latest block (`chain`)."""
+    block, used, holdings = run(
+        ctx, lambda db: catalogue.collection(db, ctx, address, game, source), write=False
+    )
     return schemas.CollectionOut(
         address=address,
         block_number=block,
+        source=used,
         cards=[
             schemas.HoldingOut(
                 game=h.game, card_id=h.card_id, name=h.name, token_id=h.token_id, balance=h.balance

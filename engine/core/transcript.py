@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.core.actions import Action
-from engine.core.errors import IllegalAction, ReplayDiverged, ReplayRejected, TranscriptError
+from engine.core.errors import ReplayDiverged, TranscriptError
 from engine.core.game import Deck, get_game
 from engine.core.state import GameState, canonical_json
 from engine.core.version import ENGINE_VERSION
@@ -222,32 +222,22 @@ def replay(transcript: Transcript | Mapping[str, Any], *, check_versions: bool =
     state = g.new_match((t.decks[0], t.decks[1]), t.seed, {**g.default_options, **t.options})
     every = t.checkpoint_every
     checkpoints = t.checkpoints
-    apply = state.apply
-    new_action = tuple.__new__  # builds the NamedTuple without its Python-level __new__
-    next_check = every
-    n = 0
+    actions = t.actions
+    total = len(actions)
+    apply_actions = state.apply_actions
     # is_over is checked only at checkpoints and at the end: a game's apply rejects any
     # action once the match is over (the rule it names says so).
-    bare: dict[str, Action] = {}  # argument-less actions (about half of them) built once
-    for raw in t.actions:
-        if len(raw) == 1:
-            action = bare.get(raw[0])
-            if action is None:
-                action = bare[raw[0]] = Action(raw[0])
-        else:
-            action = new_action(Action, (raw[0], tuple(raw[1:])))
-        try:
-            apply(action)
-        except IllegalAction as exc:
-            raise ReplayRejected(n, exc.rule, f"{raw!r}: {exc.message}") from exc
-        n += 1  # noqa: SIM113 - counts applied actions, read after the loop
-        if n == next_check:
-            k = n // every - 1
-            next_check += every
-            if k < len(checkpoints):
-                actual = state.state_hash()
-                if actual != checkpoints[k]:
-                    raise ReplayDiverged(n, checkpoints[k], actual)
+    n = 0
+    for k, expected in enumerate(checkpoints):
+        stop = (k + 1) * every
+        if stop > total:
+            break
+        apply_actions(actions, n, stop)  # ReplayRejected names the index and the rule
+        n = stop
+        actual = state.state_hash()
+        if actual != expected:
+            raise ReplayDiverged(n, expected, actual)
+    apply_actions(actions, n, total)
     final = state.state_hash()
     if t.final_hash is not None and final != t.final_hash:
         raise ReplayDiverged(len(t.actions), t.final_hash, final)

@@ -14,7 +14,7 @@ from engine.core.actions import Action
 from engine.core.effects import EffectFrame, run_effect
 from engine.core.errors import IllegalAction
 from engine.core.prng import Prng
-from engine.core.state import TERMINAL, GameState
+from engine.core.state import TERMINAL, GameState, pack_ints, pack_prng
 from engine.metamasters.catalogue import (
     BY_ID,
     CARDS,
@@ -128,6 +128,20 @@ def _card_ids(cid: tuple[int, ...]) -> str:
             _IDS_CACHE.clear()
         ids = _IDS_CACHE[cid] = ",".join(CARDS[i].id for i in cid)
     return ids
+
+
+#: id(cid) -> (cid, owner, their packed bytes); the entry holds cid, so the id stays its own
+_STATIC_CACHE: dict[int, tuple[tuple[int, ...], tuple[int, ...], bytes]] = {}
+
+
+def _static_bytes(cid: tuple[int, ...], owner: tuple[int, ...]) -> bytes:
+    """The per-match tables (card and owner of each instance) packed once and shared by clones."""
+    hit = _STATIC_CACHE.get(id(cid))
+    if hit is None or hit[0] is not cid or hit[1] is not owner:
+        if len(_STATIC_CACHE) > 256:
+            _STATIC_CACHE.clear()
+        hit = _STATIC_CACHE[id(cid)] = (cid, owner, pack_ints((len(cid), *cid, *owner)))
+    return hit[2]
 
 
 class MetaMastersState(GameState):
@@ -331,6 +345,48 @@ class MetaMastersState(GameState):
                 int(self.over),
             ],
         }
+
+    def hash_bytes(self) -> bytes:
+        """The compact encoding `state_hash` digests (the same information as `to_json`).
+
+        Layout, all int64s but the PRNG words: the number of instances, the catalogue index of
+        each, the owner of each; the PRNG words; the 12 values of `_SCALARS` in that order; the
+        number of prompts, each as its three ints; the number of cards on the field, each as
+        its iid then the 10 values of `_PER_IID_FIELD`; then per player (0, then 1) the lists
+        of `_PER_PLAYER`, each as its length then its ids.
+        """
+        a0, a1 = self.actors
+        s0, s1 = self.specials
+        l0, l1 = self.links
+        on_field = [i for i in (*a0, *a1, *s0, *s1) if i >= 0]
+        on_field += l0
+        on_field += l1
+        on_field.sort()
+        prompts = self.prompts
+        flat = [
+            self.turn, self.active, self.phase, self.first, self.plays_used, self.extra_plays,
+            self.links_used, self.atk_a, self.atk_t, self.atk_neg, self.win, self.over,
+            len(prompts),
+        ]  # fmt: skip
+        for pr in prompts:
+            flat += pr
+        flat.append(len(on_field))
+        f, po, sa, em, im = self.faceup, self.pos, self.set_at, self.ego_mod, self.int_mod
+        at, ba, pc, pv, ho = self.attacked, self.bonus_atk, self.pos_changed, self.pos_revert, self.host
+        for i in on_field:
+            flat += (i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pv[i], ho[i])
+        h0, h1 = self.hand
+        d0, d1 = self.deck
+        t0, t1 = self.trash
+        e0, e1 = self.exile
+        k0, k1 = self.tokens
+        flat += (
+            len(h0), *h0, len(d0), *d0, len(a0), *a0, len(s0), *s0, len(l0), *l0,
+            len(t0), *t0, len(e0), *e0, len(k0), *k0,
+            len(h1), *h1, len(d1), *d1, len(a1), *a1, len(s1), *s1, len(l1), *l1,
+            len(t1), *t1, len(e1), *e1, len(k1), *k1,
+        )  # fmt: skip
+        return _static_bytes(self.cid, self.owner) + pack_prng(self.prng.get_state()) + pack_ints(flat)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Self:

@@ -26,7 +26,7 @@ from engine.core.errors import DeckRejected, Violation
 from engine.core.game import Deck
 from engine.metaversus import cards as C
 from engine.metaversus.constants import P_BAN, SELECTIONS, SRC_NEUTRAL, SRC_REQUIRED
-from engine.metaversus.state import WishState, shuffle
+from engine.metaversus.state import WishState
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "selection": "basic",
@@ -129,7 +129,7 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
         s.m_stock.append(C.COUNT[c])
         s.m_src.append(SRC_REQUIRED)
     neutral = list(C.NEUTRAL)
-    shuffle(rng, neutral)
+    rng.shuffle(neutral)
     for _ in range(2):
         s.m_card.append(neutral.pop())
         s.m_stock.append(C.STOCK_COPIES)
@@ -142,11 +142,11 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
         s.start_picks(p0[0], p1[0])
     elif sel == "random":
         pile = p0 + p1
-        shuffle(rng, pile)
+        rng.shuffle(pile)
         s.start_picks(pile[0], pile[1])
     else:
         pile = p0 + p1
-        shuffle(rng, pile)
+        rng.shuffle(pile)
         k = min(SELECTION_HAND, len(pile) // 2)
         s.sel = [pile[:k], pile[k : 2 * k]]
         s.stack = [[P_BAN, 1], [P_BAN, 0]]

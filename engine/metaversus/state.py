@@ -9,13 +9,14 @@ phase (Wish, Action, Buy, Combat; the Discard Phase runs by itself at the end of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar, Self
 
 from engine.core.actions import Action
-from engine.core.effects import EffectFrame, resume_effect, run_effect
-from engine.core.errors import IllegalAction
+from engine.core.effects import EffectFrame, FunctionStep, resume_effect, run_effect
+from engine.core.errors import IllegalAction, ReplayRejected
 from engine.core.prng import Prng
-from engine.core.state import TERMINAL, GameState
+from engine.core.state import TERMINAL, GameState, pack_ints, pack_prng
 from engine.metaversus import cards as C
 from engine.metaversus.constants import (
     ACTION,
@@ -56,6 +57,14 @@ _SKILL_BASE = 2 * C.N
 _TRIGGER = C.SKILL_TRIGGER
 #: effects with a step that may push a prompt (they run on the stack)
 _SUSPENDS = [any(op in SUSPENDING_OPS for op in e.ops) for e in _EFFECTS]
+#: effects made only of plain function steps: their functions, called in order (no frame
+#: bookkeeping needed: such a step never suspends, stops the effect or reads `frame.step`)
+_PLAIN = [
+    tuple(st.fn for st in e.steps if isinstance(st, FunctionStep))
+    if all(type(st) is FunctionStep for st in e.steps)
+    else None
+    for e in _EFFECTS
+]
 
 # Prebuilt actions (legal_actions is on the hot path of every bot and benchmark).
 A_WISH = Action("wish")
@@ -69,43 +78,6 @@ _BUY = [Action("buy", (s,)) for s in range(64)]
 _GAIN = [Action("gain", (s,)) for s in range(64)]
 _PHASE_OF_KIND = (BUY, COMBAT, ACTION)
 _KIND_WORD = ("currency", "weapon", "action")
-
-
-def _shuffle_table(n: int) -> tuple[int, int, int]:
-    """(n!, 64-bit words to draw, rejection limit) for shuffling n items."""
-    total = 1
-    for i in range(2, n + 1):
-        total *= i
-    bits = total.bit_length()
-    words = bits // 64 + (2 if bits % 64 > 56 else 1)
-    span = 1 << (64 * words)
-    return total, words, span - span % total
-
-
-_SHUFFLE = [_shuffle_table(n) for n in range(512)]
-
-
-def shuffle(rng: Prng, items: list[int]) -> None:
-    """Shuffle in place with the engine PRNG: one uniform draw in [0, n!) (by rejection, so
-    unbiased) read as the mixed-radix digits of a Fisher-Yates shuffle (few PRNG calls)."""
-    n = len(items)
-    if n < 2:
-        return
-    if n >= len(_SHUFFLE):
-        rng.shuffle(items)
-        return
-    total, words, limit = _SHUFFLE[n]
-    nxt = rng.next_u64
-    while True:
-        r = nxt()
-        for _ in range(words - 1):
-            r = (r << 64) | nxt()
-        if r < limit:
-            break
-    r %= total
-    for i in range(n - 1, 0, -1):
-        r, j = divmod(r, i + 1)
-        items[i], items[j] = items[j], items[i]
 
 
 def _hex(cards: list[int]) -> str:
@@ -385,6 +357,54 @@ class WishState(GameState):
                 f"{kind!r} is not an action of the {PHASE_NAMES[self.phase]} phase",
             )
 
+    def apply_actions(self, actions: Sequence[Sequence[Any]], start: int, stop: int) -> None:
+        """Replay's loop: `apply` for each of `actions[start:stop]` (transcript form).
+
+        With no prompt pending, "next", "play", "wish" and "buy" (over 90% of a match) run
+        inline with exactly `apply`'s checks (a test holds them equal); anything else goes
+        through `apply`. ReplayRejected names the index of an illegal action.
+        """
+        apply = self.apply
+        new_action = tuple.__new__
+        for i in range(start, stop):
+            raw = actions[i]
+            try:
+                if self.over or self.stack:
+                    apply(new_action(Action, (raw[0], tuple(raw[1:]))))
+                    continue
+                kind = raw[0]
+                if kind == "next":
+                    ph = self.phase
+                    if ph == WISH:
+                        self.phase = ACTION
+                        self.ap += 1
+                    elif ph == ACTION:
+                        self.phase = BUY
+                    elif ph == BUY:
+                        self.phase = COMBAT
+                    else:
+                        if self.pool:
+                            self.lose_hp(1 - self.active, self.pool)
+                        self._end_turn()
+                elif kind == "play":
+                    if len(raw) != 3 or raw[2] not in (0, 1):
+                        raise _illegal("action.malformed", "play takes (card, plus 0/1)")
+                    self._play(self.active, raw[1], raw[2])
+                elif kind == "wish":
+                    if self.phase != WISH:
+                        raise _illegal("wish.phase", "a Wishing Star is taken only in the Wish Phase")
+                    p = self.active
+                    self.stars[p] = min(MAX_STARS, self.stars[p] + 1)
+                    self._end_turn()
+                elif kind == "buy":
+                    if len(raw) != 2:
+                        raise _illegal("action.malformed", "buy takes (slot)")
+                    self._buy(self.active, raw[1])
+                else:
+                    apply(new_action(Action, (kind, tuple(raw[1:]))))
+            except IllegalAction as exc:
+                raise ReplayRejected(i, exc.rule, f"{list(raw)!r}: {exc.message}") from exc
+
     def label(self, action: Action) -> str:
         """A readable description of an action."""
         k, a = action.kind, action.args
@@ -498,7 +518,7 @@ class WishState(GameState):
                 self.m_stock.append(C.STOCK_COPIES)
                 self.m_src.append(SRC_P1 + p)
             rest = [c for c in C.PACK_MARKET[pack] if c not in self.picks[p]]
-            shuffle(rng, rest)
+            rng.shuffle(rest)
             self.pile[p] = rest
             self.hp[p] = C.HP[pack]
             self.maxhp[p] = C.MAX_HP[pack]
@@ -508,7 +528,7 @@ class WishState(GameState):
             self.first = rng.below(2)
         for p in (0, 1):
             deck = list(C.BASIC_DECK)
-            shuffle(rng, deck)
+            rng.shuffle(deck)
             self.deck[p] = deck
             self.draw(p, HAND_SIZE)
         self.active = self.first
@@ -555,6 +575,15 @@ class WishState(GameState):
         return None
 
     def _run(self, effect: int, source: int, controller: int) -> None:
+        plain = _PLAIN[effect]
+        if plain is not None:  # run_effect, unrolled (an empty effect does nothing)
+            if plain:
+                frame = EffectFrame(effect, source, controller)
+                for fn in plain:
+                    fn(self, frame)
+                if self.over:
+                    self.stack.clear()
+            return
         eff = _EFFECTS[effect]
         if not eff.steps:
             return
@@ -656,17 +685,19 @@ class WishState(GameState):
     def _end_turn(self) -> None:
         """The Discard Phase, the end-of-match check, then the opponent's turn."""
         p = self.active
+        hand = self.hand
+        play = self.play
         disc = self.disc[p]
-        disc += self.play[p]
-        disc += self.hand[p]
-        self.play[p] = []
+        disc += play[p]
+        disc += hand[p]
+        play[p] = []
         deck = self.deck[p]
         k = len(deck)
-        if k >= HAND_SIZE:  # the common case of draw(p, 5), inlined
-            self.hand[p] = deck[k - HAND_SIZE :][::-1]
+        if k > HAND_SIZE:  # the common case of draw(p, 5), inlined: the top 5, top first
+            hand[p] = deck[: k - HAND_SIZE - 1 : -1]
             del deck[k - HAND_SIZE :]
         else:
-            self.hand[p] = []
+            hand[p] = []
             self.draw(p, HAND_SIZE)
         if p != self.first and (self.zero or self.turn >= 2 * self.max_rounds):
             self.ap = self.gems = self.buys = 0
@@ -679,8 +710,12 @@ class WishState(GameState):
         self.ap = self.gems = self.bought = self.pool = self.wbonus = 0
         self.discount = self.played = self.wplayed = self.skill_turn = 0
         self.buys = 1
-        if _TRIGGER[self.char[p]] == C.TRIGGER_TURN_START:
-            self._trigger(p, C.TRIGGER_TURN_START)
+        pack = self.char[p]
+        if _TRIGGER[pack] == C.TRIGGER_TURN_START and self.uses[p] != 0:  # _trigger, inlined
+            if C.SKILL_MAY[pack]:
+                self.stack.append([P_SKILL, p])
+            else:
+                self._cast_skill(p)
 
     # ------------------------------------------------------------------ helpers for effects
 
@@ -697,7 +732,7 @@ class WishState(GameState):
             disc = self.disc[p]
             if not disc:
                 return
-            shuffle(self.rng, disc)
+            self.rng.shuffle(disc)
             self.deck[p] = deck = disc
             self.disc[p] = []
             k = len(deck)
@@ -861,6 +896,45 @@ class WishState(GameState):
                 _hex(self.picks[1]),
             ],
         }
+
+    def hash_bytes(self) -> bytes:
+        """The compact encoding `state_hash` digests (the same information as `to_json`).
+
+        Layout: the PRNG words, then as int64s: the 28 values of `to_json()["t"]` in that
+        order; the hand, deck, discard, play, removed and character-pile lists (player 0 then
+        1 for each), the neutral pile, the Market's cards, stock and sources, the selection
+        hands, bans, chosen packs and picks, each as its length then its values; the stack
+        size, each entry as its length then its ints (an effect frame as -1 then its six
+        fields).
+        """
+        hand, deck, disc, play, rem, pile = self.hand, self.deck, self.disc, self.play, self.removed, self.pile
+        h0, h1 = hand
+        d0, d1 = deck
+        x0, x1 = disc
+        p0, p1 = play
+        r0, r1 = rem
+        q0, q1 = pile
+        s0, s1 = self.sel
+        k0, k1 = self.picks
+        nt, mc, ms, mr = self.neutral, self.m_card, self.m_stock, self.m_src
+        flat = [
+            self.phase, self.active, self.first, self.turn, self.max_rounds, self.ap, self.gems,
+            self.buys, self.bought, self.pool, self.wbonus, self.discount, self.played,
+            self.wplayed, self.skill_turn, self.zero, self.over, self.win,
+            *self.hp, *self.maxhp, *self.stars, *self.uses, *self.char,
+            len(h0), *h0, len(h1), *h1, len(d0), *d0, len(d1), *d1, len(x0), *x0, len(x1), *x1,
+            len(p0), *p0, len(p1), *p1, len(r0), *r0, len(r1), *r1, len(q0), *q0, len(q1), *q1,
+            len(nt), *nt, len(mc), *mc, len(ms), *ms, len(mr), *mr,
+            len(s0), *s0, len(s1), *s1, *self.bans, *self.chosen, len(k0), *k0, len(k1), *k1,
+            len(self.stack),
+        ]  # fmt: skip
+        for e in self.stack:
+            if isinstance(e, EffectFrame):
+                flat += (7, -1, *e.to_json())
+            else:
+                flat.append(len(e))
+                flat += e
+        return pack_prng(self.rng.get_state()) + pack_ints(flat)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Self:

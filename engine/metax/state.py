@@ -12,9 +12,9 @@ from typing import Any, Self
 
 from engine.core.actions import Action
 from engine.core.effects import EffectFrame, resume_effect, run_effect
-from engine.core.errors import IllegalAction
+from engine.core.errors import IllegalAction, ReplayRejected
 from engine.core.prng import Prng
-from engine.core.state import TERMINAL, GameState
+from engine.core.state import TERMINAL, GameState, pack_ints, pack_prng
 from engine.metax.cards import (
     BATTLE,
     BONUS,
@@ -55,6 +55,10 @@ PROMPT_NAMES = ("first-player", "mulligan", "mulligan-order", "planning", "attac
 A_LEAD, A_CARD, A_STAT, A_LINK1, A_LINK2, A_DEF, A_DCARD, A_DONE = range(8)
 
 Prompt = tuple[int, ...]
+
+
+#: static string -> the start of `hash_bytes` (its length, then its bytes), built once per match
+_STATIC_PREFIX: dict[str, bytes] = {}
 
 
 def _illegal(rule: str, message: str) -> IllegalAction:
@@ -206,6 +210,51 @@ class MetaXState(GameState):
             "prng": self.prng.get_state(),
         }
 
+    def hash_bytes(self) -> bytes:
+        """The compact encoding `state_hash` digests (the same information as `to_json`).
+
+        Layout: the length of the static string, then its ASCII bytes; the PRNG words; then as
+        int64s: turn, active, first, played_char, over, win, mp[2], chars, pushed, entered (3
+        per player each), mods (9 per player); the decks, hands, discards, VP piles, limbo
+        (player 0 then 1) and the six damage piles, each as its length then its ids; the
+        number of attacks, each as its length then its fields; the stack size, each entry as
+        its length then its ints (an effect frame as P_EFFECT then its six fields).
+        """
+        d, h, di, v, li, dm = self.decks, self.hands, self.discards, self.vps, self.limbo, self.dmg
+        d0, d1 = d
+        h0, h1 = h
+        di0, di1 = di
+        v0, v1 = v
+        l0, l1 = li
+        (m0, m1, m2), (m3, m4, m5) = dm
+        c, pu, en, mo = self.chars, self.pushed, self.entered, self.mods
+        flat = [
+            self.turn, self.active, self.first, self.played_char, self.over, self.win, *self.mp,
+            *c[0], *c[1], *pu[0], *pu[1], *en[0], *en[1], *mo[0], *mo[1],
+            len(d0), *d0, len(d1), *d1, len(h0), *h0, len(h1), *h1,
+            len(di0), *di0, len(di1), *di1, len(v0), *v0, len(v1), *v1, len(l0), *l0, len(l1), *l1,
+            len(m0), *m0, len(m1), *m1, len(m2), *m2, len(m3), *m3, len(m4), *m4, len(m5), *m5,
+            len(self.attacks),
+        ]  # fmt: skip
+        for a in self.attacks:
+            flat.append(len(a))
+            flat += a
+        stack = self.stack
+        flat.append(len(stack))
+        for x in stack:
+            if type(x) is EffectFrame:
+                flat += (7, P_EFFECT, *x.to_json())
+            else:
+                flat.append(len(x))
+                flat += x
+        prefix = _STATIC_PREFIX.get(self.static)
+        if prefix is None:
+            if len(_STATIC_PREFIX) > 256:
+                _STATIC_PREFIX.clear()
+            static = self.static.encode()
+            prefix = _STATIC_PREFIX[self.static] = pack_ints((len(static),)) + static
+        return prefix + pack_prng(self.prng.get_state()) + pack_ints(flat)
+
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Self:
         """Rebuild a state from `to_json()` output."""
@@ -342,6 +391,56 @@ class MetaXState(GameState):
         if len(args) not in entry[2]:
             raise _illegal("flow.arguments", f"{kind!r} takes {'/'.join(map(str, entry[2]))} argument(s)")
         entry[0](self, top[1], *args)
+
+    def apply_actions(self, actions: Sequence[Sequence[Any]], start: int, stop: int) -> None:
+        """Replay's loop: `apply` for each of `actions[start:stop]` (transcript form), inlined.
+
+        The same checks in the same order as `apply` (a test holds them equal), without
+        building an `Action` per step; "end_planning" and "end_attacks" answering their own
+        prompt run inline. ReplayRejected names the index of an illegal action.
+        """
+        dispatch = _DISPATCH
+        for i in range(start, stop):
+            raw = actions[i]
+            kind = raw[0]
+            stack = self.stack
+            try:
+                if stack and len(raw) == 1:
+                    # the two commonest actions (over 40%), when legal, exactly as their handlers
+                    top = stack[-1]
+                    if kind == "end_planning" and top[0] == P_PLANNING:
+                        stack[-1] = (P_ATTACKS, top[1])
+                        continue
+                    if kind == "end_attacks" and top[0] == P_ATTACKS:
+                        stack.pop()
+                        self._after_attacks()
+                        continue
+                entry = dispatch.get(kind)
+                if not stack:
+                    raise _illegal("flow.game-over", "the match is over")
+                if entry is None:
+                    raise _illegal("flow.unknown-action", f"unknown action kind {kind!r}")
+                top = stack[-1]
+                if top[0] != entry[1]:
+                    raise _illegal(
+                        "flow.not-now",
+                        f"{kind!r} is not possible now (waiting for {PROMPT_NAMES[top[0]]} from player {top[1]})",
+                    )
+                if len(raw) - 1 not in entry[2]:
+                    raise _illegal(
+                        "flow.arguments", f"{kind!r} takes {'/'.join(map(str, entry[2]))} argument(s)"
+                    )
+                n = len(raw)
+                if n == 1:
+                    entry[0](self, top[1])
+                elif n == 2:
+                    entry[0](self, top[1], raw[1])
+                elif n == 3:
+                    entry[0](self, top[1], raw[1], raw[2])
+                else:
+                    entry[0](self, top[1], *raw[1:])
+            except IllegalAction as exc:
+                raise ReplayRejected(i, exc.rule, f"{list(raw)!r}: {exc.message}") from exc
 
     def label(self, action: Action) -> str:
         """A human-readable description of an action in this state."""
@@ -643,8 +742,15 @@ class MetaXState(GameState):
         self.pushed[p] = [0, 0, 0]
         self.played_char = False
         if self.turn != 1:
-            self.draw(p)
             if self.over:
+                return
+            deck = self.decks[p]  # draw(p), inlined: the turn's one card
+            if not deck:
+                self._lose(p)
+                return
+            self.hands[p].append(deck.pop())
+            if not deck:
+                self._lose(p)
                 return
         self.stack.append((P_PLANNING, p))
 

@@ -162,14 +162,17 @@ def _open_loop(
     latencies: list[float] = []
     errors = 0
     lock = threading.Lock()
-    local = threading.local()
     body = {"game": GAME, "cards": deck}
+    # one thread-safe client with a pool of keep-alive connections (creating a client per
+    # thread costs ~30 ms of CPU each, which would show up as server latency)
+    shared = httpx.Client(
+        base_url=url,
+        timeout=30,
+        limits=httpx.Limits(max_connections=64, max_keepalive_connections=64),
+    )
 
     def client() -> httpx.Client:
-        c = getattr(local, "client", None)
-        if c is None:
-            c = local.client = httpx.Client(base_url=url, timeout=30)
-        return c
+        return shared
 
     start = time.perf_counter() + 0.2
 
@@ -203,6 +206,7 @@ def _open_loop(
             if delay > 0:
                 time.sleep(delay)
             pool.submit(send, i)
+    shared.close()
     return {
         "deck_verify_p50_ms": round(statistics.median(latencies), 2) if latencies else None,
         "deck_verify_p99_ms": round(_percentile(latencies, 99), 2),
@@ -217,23 +221,22 @@ def _closed_loop(
 ) -> dict[str, Any]:
     done = [0] * clients
     errors = [0] * clients
-    stop_at = time.perf_counter() + seconds
     body = {"game": GAME, "cards": deck}
 
+    http = [httpx.Client(base_url=url, timeout=30) for _ in range(clients)]
+    for c in http:
+        c.get("/healthz")
+    stop_at = time.perf_counter() + seconds
+
     def loop(k: int) -> None:
-        with httpx.Client(base_url=url, timeout=30) as c:
-            while time.perf_counter() < stop_at:
-                r = c.post(
-                    "/decks",
-                    json=body,
-                    headers={
-                        "Authorization": f"Bearer {tokens[(k * 7919 + done[k]) % len(tokens)]}"
-                    },
-                )
-                if r.status_code == 201:
-                    done[k] += 1
-                else:
-                    errors[k] += 1
+        c = http[k]
+        while time.perf_counter() < stop_at:
+            token = tokens[(k * 7919 + done[k]) % len(tokens)]
+            r = c.post("/decks", json=body, headers={"Authorization": f"Bearer {token}"})
+            if r.status_code == 201:
+                done[k] += 1
+            else:
+                errors[k] += 1
 
     t0 = time.perf_counter()
     threads = [threading.Thread(target=loop, args=(k,)) for k in range(clients)]
@@ -254,26 +257,30 @@ def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
     sent = [0] * len(keys)
     applied = [0] * len(keys)
     finished = [0] * len(keys)
+    players: list[tuple[ApiPlayer, dict[str, int], str]] = []
+    for key in keys:  # sign in and register one deck each, outside the measured window
+        player = ApiPlayer(httpx.Client(base_url=url, timeout=60), key)
+        player.sign_in()
+        deck = player.pick_deck(GAME)
+        players.append(
+            (player, deck, player.call("POST", "/decks", {"game": GAME, "cards": deck})["id"])
+        )
     stop_at = time.perf_counter() + seconds
 
     def loop(k: int) -> None:
-        with httpx.Client(base_url=url, timeout=60) as http:
-            player = ApiPlayer(http, keys[k])
-            player.sign_in()
-            deck = player.pick_deck(GAME)
-            deck_id = player.call("POST", "/decks", {"game": GAME, "cards": deck})["id"]
-            while time.perf_counter() < stop_at:
-                match = player.start_bot_match(GAME, deck, "random", deck_id=deck_id)
+        player, deck, deck_id = players[k]
+        while time.perf_counter() < stop_at:
+            match = player.start_bot_match(GAME, deck, "random", deck_id=deck_id)
 
-                def count(_choice: Any, out: dict[str, Any]) -> None:
-                    applied[k] += len(out["applied"])
+            def count(_choice: Any, out: dict[str, Any]) -> None:
+                applied[k] += len(out["applied"])
 
-                final, n = _play_until(player, match["id"], stop_at, count)
-                sent[k] += n
-                if final == "finished":
-                    finished[k] += 1
-                else:
-                    player.call("POST", f"/matches/{match['id']}/resign")
+            final, n = _play_until(player, match["id"], stop_at, count)
+            sent[k] += n
+            if final == "finished":
+                finished[k] += 1
+            else:
+                player.call("POST", f"/matches/{match['id']}/resign")
 
     t0 = time.perf_counter()
     threads = [threading.Thread(target=loop, args=(k,)) for k in range(len(keys))]
@@ -282,6 +289,8 @@ def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - t0
+    for player, _, _ in players:
+        player.http.close()
     return {
         "actions_per_s": round(sum(sent) / elapsed, 1),
         "engine_actions_per_s": round(sum(applied) / elapsed, 1),

@@ -12,7 +12,7 @@ def run() -> None:
     """Start Anvil, deploy and seed, migrate, redis-server, the API and a worker; Ctrl-C stops all."""
     from ledger.localstack import LocalStack
 
-    console = Console()
+    console = Console(soft_wrap=True)
     stack = LocalStack(get_settings(), say=lambda line: console.print(line, highlight=False))
     try:
         with console.status("starting the local stack..."):
@@ -53,13 +53,12 @@ def api(
 
 
 def worker(
-    concurrency: int = typer.Option(1, help="worker processes"),
-    beat: bool = typer.Option(True, help="also run the periodic schedule (anchoring, indexing)"),
+    beat: bool = typer.Option(True, help="also run the periodic schedule (run one beat per deployment)"),
 ) -> None:
-    """Run a Celery worker on the configured broker."""
+    """Run a Celery worker on the configured broker (solo pool: tasks are short and idempotent)."""
     from workers.app import celery_app
 
-    argv = ["worker", "--loglevel=INFO", f"--concurrency={concurrency}"]
+    argv = ["worker", "--loglevel=INFO", "--pool=solo", "--concurrency=1"]
     if beat:
         argv.append("--beat")
     celery_app.worker_main(argv)

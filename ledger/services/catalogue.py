@@ -86,25 +86,41 @@ class Holding:
 
 
 def collection(
-    db: Session, ctx: Context, address: str, game: str | None = None
-) -> tuple[int, list[Holding]]:
-    """The cards `address` holds (one balanceOfBatch over every design at the latest block).
-    Returns (block number, holdings with a positive balance)."""
+    db: Session, ctx: Context, address: str, game: str | None = None, source: str = "auto"
+) -> tuple[int, str, list[Holding]]:
+    """The cards `address` holds: from the indexer's balances when it has run (`source` "auto"
+    or "indexer"), else one balanceOfBatch over every design at the latest block ("chain").
+    Returns (block number, source used, holdings with a positive balance)."""
     if not is_address(address):
         raise InvalidInput(f"{address!r} is not an address", field="address")
     owner = to_checksum_address(address)
-    designs = queries.card_designs(db, game) if game else queries.all_card_designs(db)
-    if game and not designs:
+    if game:
         load_game(game)
+    if source != "chain":
+        block = queries.indexer_block(db, ctx.chain.addresses.card_token)
+        if block is not None:
+            rows = queries.indexed_holdings(db, owner, game)
+            return (
+                block,
+                "indexer",
+                [Holding(d.game, d.card_id, d.name, d.token_id, n) for d, n in rows],
+            )
+        if source == "indexer":
+            raise NotFound("the indexer has not run yet; ask with source=chain", reason="no-index")
+    designs = queries.card_designs(db, game) if game else queries.all_card_designs(db)
     pin = ctx.chain.head()
     balances = ctx.chain.balances(
         [owner] * len(designs), [int(d.token_id, 16) for d in designs], pin
     )
-    return pin.number, [
-        Holding(d.game, d.card_id, d.name, d.token_id, b)
-        for d, b in zip(designs, balances, strict=True)
-        if b > 0
-    ]
+    return (
+        pin.number,
+        "chain",
+        [
+            Holding(d.game, d.card_id, d.name, d.token_id, b)
+            for d, b in zip(designs, balances, strict=True)
+            if b > 0
+        ],
+    )
 
 
 def game_summary(game: Game) -> dict[str, Any]:

@@ -90,7 +90,9 @@ def play_out(players: dict[int, Player], match_id: str, max_moves: int = 5000) -
             view = players[seat].get(f"/matches/{match_id}/view").json()
             legal, version = view["legal_actions"], view["match"]["version"]
         assert legal, "the player to move has no legal action"
-        r = players[seat].post(f"/matches/{match_id}/actions", {"action": legal[0]["action"], "version": version})
+        r = players[seat].post(
+            f"/matches/{match_id}/actions", {"action": legal[0]["action"], "version": version}
+        )
         assert r.status_code == 200, r.text
         out = r.json()
         legal, version, status = out["legal_actions"], out["version"], out["status"]

@@ -19,9 +19,28 @@ def test_play_a_bot_match(live_api: LiveServer, anvil: AnvilNode, deployment: De
 
     g = get_game("metaversus")
     address = Account.from_key(PLAYER_KEYS[0]).address
-    mint(anvil, deployment, {address: {("metaversus", c): n for c, n in g.required_tokens(dict(g.starter_decks[1])).items()}})
+    mint(
+        anvil,
+        deployment,
+        {
+            address: {
+                ("metaversus", c): n for c, n in g.required_tokens(dict(g.starter_decks[1])).items()
+            }
+        },
+    )
     result = CliRunner().invoke(
-        app, ["play", "--api", live_api.url, "--key", PLAYER_KEYS[0], "--game", "metaversus", "--bot", "random"]
+        app,
+        [
+            "play",
+            "--api",
+            live_api.url,
+            "--key",
+            PLAYER_KEYS[0],
+            "--game",
+            "metaversus",
+            "--bot",
+            "random",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert f"signed in as {address}" in result.output
@@ -29,6 +48,10 @@ def test_play_a_bot_match(live_api: LiveServer, anvil: AnvilNode, deployment: De
 
 
 def test_play_reports_missing_cards_in_one_line(live_api: LiveServer) -> None:
-    result = CliRunner().invoke(app, ["play", "--api", live_api.url, "--key", PLAYER_KEYS[1], "--game", "metaversus"])
+    result = CliRunner().invoke(
+        app, ["play", "--api", live_api.url, "--key", PLAYER_KEYS[1], "--game", "metaversus"]
+    )
     assert result.exit_code != 0
-    assert isinstance(result.exception, Exception) and "Cards not owned (409)" in str(result.exception)
+    assert isinstance(result.exception, Exception) and "Cards not owned (409)" in str(
+        result.exception
+    )

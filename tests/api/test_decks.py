@@ -113,3 +113,23 @@ def test_collection_lists_held_cards(
     assert len(cards) == len(get_game(GAME).cards) and all(
         c["token_id"].startswith("0x") for c in cards
     )
+
+
+def test_collection_comes_from_the_indexer_once_it_ran(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment, api_settings: object
+) -> None:
+    from ledger.db import get_engine
+    from ledger.indexer import Indexer
+    from ledger.matchledger import Rpc
+
+    player = sign_in(client, PLAYER_KEYS[0])
+    assert client.get(f"/wallets/{player.address}/cards?source=indexer").status_code == 404
+    mint(anvil, deployment, {player.address: {(GAME, "MM-A01"): 2}})
+    url = api_settings.resolved_database_url  # type: ignore[attr-defined]
+    Indexer(
+        get_engine(url), Rpc(anvil.rpc_url), deployment.card_token, deployment.deployment_block
+    ).run_once()
+    body = client.get(f"/wallets/{player.address}/cards").json()
+    assert body["source"] == "indexer"
+    assert [(c["card_id"], c["balance"]) for c in body["cards"]] == [("MM-A01", 2)]
+    assert client.get(f"/wallets/{player.address}/cards?source=chain").json()["source"] == "chain"

@@ -68,7 +68,7 @@ def test_bot_match_ends_in_a_signed_result(
     )
     commitment = register_deck(player, game, deck)
     r = player.post(
-        "/matches", {"game": game, "deck_id": commitment["id"], "opponent": "bot", "bot": "random"}
+        "/matches", {"game": game, "deck_id": commitment["id"], "opponent": "bot", "bot": "greedy"}
     )
     assert r.status_code == 201, r.text
     match = r.json()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import pytest
@@ -31,18 +32,53 @@ def test_below_is_in_range_and_roughly_uniform() -> None:
         p.below(0)
 
 
-def test_shuffle_matches_below_sequence_and_is_a_permutation() -> None:
+def _reference_shuffle(p: Prng, items: list[int]) -> None:
+    """The documented shuffle, written plainly: r uniform in [0, n!) read as mixed-radix digits."""
+    n = len(items)
+    total = math.factorial(n)
+    words = total.bit_length() // 64 + (2 if total.bit_length() % 64 > 56 else 1)
+    span = 1 << (64 * words)
+    while True:
+        r = 0
+        for _ in range(words):
+            r = (r << 64) | p.next_u64()
+        if r < span - span % total:
+            break
+    r %= total
+    for i in range(n - 1, 0, -1):
+        r, j = divmod(r, i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+def test_shuffle_matches_its_definition_and_is_a_permutation() -> None:
     for seed in range(20):
-        a, b = Prng(seed), Prng(seed)
-        items = list(range(40))
-        a.shuffle(items)
-        ref = list(range(40))
-        for i in range(len(ref) - 1, 0, -1):
-            j = b.below(i + 1)
-            ref[i], ref[j] = ref[j], ref[i]
-        assert items == ref
-        assert sorted(items) == list(range(40))
-        assert a.get_state() == b.get_state()
+        for n in (2, 3, 10, 40, 61, 200):
+            a, b = Prng(seed), Prng(seed)
+            items = list(range(n))
+            a.shuffle(items)
+            ref = list(range(n))
+            _reference_shuffle(b, ref)
+            assert items == ref
+            assert sorted(items) == list(range(n))
+            assert a.get_state() == b.get_state()
+
+
+def test_shuffle_pinned_and_long_lists_use_fisher_yates() -> None:
+    # pinned: a change here changes every recorded transcript
+    items = list(range(10))
+    Prng(7).shuffle(items)
+    assert items == [9, 6, 1, 3, 2, 5, 7, 4, 0, 8]
+    a, b = Prng(5), Prng(5)
+    long = list(range(600))
+    a.shuffle(long)
+    ref = list(range(600))
+    for i in range(len(ref) - 1, 0, -1):
+        j = b.below(i + 1)
+        ref[i], ref[j] = ref[j], ref[i]
+    assert long == ref and a.get_state() == b.get_state()
+    one: list[int] = [4]
+    a.shuffle(one)
+    assert one == [4]
 
 
 def test_state_round_trip_and_clone() -> None:

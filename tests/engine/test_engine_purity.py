@@ -9,7 +9,9 @@ from pathlib import Path
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
 FORBIDDEN = {"random", "time", "datetime", "os", "subprocess", "socket", "threading", "asyncio", "secrets", "uuid"}
 # stdlib modules the engine may use
-ALLOWED_STDLIB = {"__future__", "abc", "collections", "dataclasses", "hashlib", "importlib", "json", "typing"}
+ALLOWED_STDLIB = {
+    "__future__", "abc", "collections", "dataclasses", "hashlib", "importlib", "json", "struct", "typing"
+}
 
 
 def _imports(path: Path) -> set[str]:

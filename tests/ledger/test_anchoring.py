@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from eth_account import Account
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select, update
 
 from ledger import merkle
@@ -167,7 +169,7 @@ def test_a_replaced_nonce_gets_a_new_transaction_and_one_anchor(
     engine: Engine, evm_snapshot: AnvilNode, deployment: Deployment, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add_results(engine, deployment, 2)
-    anchorer = make_anchorer(engine, evm_snapshot, deployment)
+    anchorer = make_anchorer(engine, evm_snapshot, deployment, receipt_wait_seconds=0.2)
     monkeypatch.setattr(anchorer.rpc, "send_raw", lambda raw: "")  # recorded, never broadcast
     anchorer.run_once(force=True)
     # the anchorer key is used elsewhere: the recorded nonce is consumed by another transaction
@@ -260,3 +262,59 @@ def test_a_batch_id_taken_by_another_root_is_re_batched(
     for p in proofs.values():
         assert p.batch_id == 2
         assert ledger.verify_result(2, hexb(p.digest), [hexb(x) for x in p.proof])
+
+
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    steps=st.lists(
+        st.sampled_from(["results", "pass", "force", "fork", "reorg", "crash", "mine"]),
+        min_size=3,
+        max_size=12,
+    )
+)
+def test_property_any_interleaving_anchors_every_result_exactly_once(
+    steps: list[str],
+    evm_snapshot: AnvilNode,
+    deployment: Deployment,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Random interleavings of arriving results, passes, forks, reorgs (evm_revert) and crashes
+    between recording and broadcasting: in the end results in == results anchored, none twice."""
+    anvil = evm_snapshot
+    base = anvil.snapshot()
+    engine = make_engine(f"sqlite:///{tmp_path_factory.mktemp('prop') / 'db.sqlite'}")
+    create_all(engine)
+    try:
+        anchorer = make_anchorer(
+            engine, anvil, deployment, batch_max_results=3, receipt_wait_seconds=0.5
+        )
+        n, forks = 0, []
+        for step in steps:
+            if step == "results":
+                n += len(add_results(engine, deployment, 2))
+            elif step in ("pass", "force"):
+                anchorer.run_once(force=step == "force")
+            elif step == "fork":
+                forks.append(anvil.snapshot())
+            elif step == "reorg" and forks:
+                anvil.revert(forks.pop())
+                forks.clear()  # later snapshots are gone with the revert
+                anvil.mine(1)
+            elif step == "crash":  # recorded, never broadcast: the next pass must re-send the bytes
+                original = anchorer.rpc.send_raw
+                anchorer.rpc.send_raw = lambda raw: ""  # type: ignore[method-assign]
+                try:
+                    anchorer.run_once(force=True)
+                finally:
+                    anchorer.rpc.send_raw = original  # type: ignore[method-assign]
+            elif step == "mine":
+                anvil.mine(2)
+        anchorer.run_until_idle(force=True)
+        assert_all_anchored_once(engine, anvil, deployment, n)
+    finally:
+        engine.dispose()
+        anvil.revert(base)

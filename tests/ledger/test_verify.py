@@ -23,6 +23,7 @@ from ledger.matchledger import Rpc
 from ledger.verify import CHECKS, verify_bundle
 from tests.ledger.anchor_support import (
     ANCHORER_KEY,
+    PLAYER0,
     PLAYER1,
     add_results,
     deploy,
@@ -128,7 +129,10 @@ TAMPERING: dict[str, tuple[Callable[[dict[str, Any]], None], set[str]]] = {
     "a card of a deck": (_change_card, {"decks"}),
     "a card in the transcript": (_change_transcript_card, {"decks", "transcript-hash"}),
     "an action": (_change_action, {"transcript-hash"}),
-    "the winner": (_set("result.typed_data.message.winner", lambda _w: PLAYER1), {"result-digest"}),
+    "the winner": (
+        _set("result.typed_data.message.winner", lambda w: PLAYER0 if w == PLAYER1 else PLAYER1),
+        {"result-digest"},
+    ),
     "a player's seed reveal": (_set("seeds.players.0.reveal", _flip), {"seed-commitments"}),
     "the operator's seed commit": (_set("seeds.operator.commit", _flip), {"seed-commitments"}),
     "the transcript seed": (

@@ -2,7 +2,8 @@
 
 - the worker is killed after broadcasting and before the receipt: the restarted worker finishes
   the batch without a second anchor;
-- Redis stops for 10 s while results keep arriving: all are anchored after it returns.
+- Redis stops for 10 s while results keep arriving: all are anchored after it returns;
+- a reorg (anvil_reorg) removes the anchors: the running worker re-anchors them.
 In each case the number of results in equals the number anchored, none twice.
 """
 
@@ -234,3 +235,29 @@ def _confirmed_batches(stack: Stack) -> int:
                 select(func.count()).select_from(Batch).where(Batch.status == BatchStatus.CONFIRMED)
             ).scalar_one()
         )  # type: ignore[arg-type]
+
+
+def test_reorg_after_anchoring_is_re_anchored_by_the_running_worker(stack: Stack) -> None:
+    add_results(stack.engine, stack.deployment, 12)
+    stack.start_worker("worker1")
+    stack.wait_for(lambda: stack.all_confirmed(12), 60, "the first anchors")
+    with session_scope(stack.engine) as s:
+        before = {b.id: b.block_hash for b in s.scalars(select(Batch))}
+    stack.anvil.mine(1)
+    stack.anvil.rpc("anvil_reorg", 3, [])  # replaces the last 3 blocks: the anchors are gone
+
+    def re_anchored() -> bool:
+        with session_scope(stack.engine) as s:
+            batches = list(s.scalars(select(Batch)))
+        return stack.all_confirmed(12) and all(
+            b.reorgs >= 1 and b.block_hash != before[b.id] for b in batches
+        )
+
+    stack.wait_for(re_anchored, 60, "the worker to re-anchor both batches")
+    stack.assert_anchored_once(12)
+    ledger = MatchLedgerClient(Rpc(stack.anvil.rpc_url), stack.deployment.match_ledger)
+    with session_scope(stack.engine) as s:
+        for p in s.scalars(select(ResultProof)):
+            assert ledger.verify_result(
+                p.batch_id, bytes.fromhex(p.digest[2:]), [bytes.fromhex(x[2:]) for x in p.proof]
+            )

@@ -15,7 +15,7 @@ from engine.core.errors import CatalogueError
 from engine.metaversus import cards as C
 from engine.metaversus.effects import COMPILER
 from engine.metaversus.position import from_position
-from engine.metaversus.state import WishState, shuffle
+from engine.metaversus.state import WishState
 
 GAME = get_game("metaversus")
 ALL = dict(GAME.starter_decks[0])
@@ -216,14 +216,14 @@ def test_shuffle_is_a_uniform_deterministic_permutation() -> None:
     counts: Counter[tuple[int, ...]] = Counter()
     for _ in range(24_000):
         items = [0, 1, 2, 3]
-        shuffle(rng, items)
+        rng.shuffle(items)
         counts[tuple(items)] += 1
     assert len(counts) == 24
     # each of the 24 orders expects 1000; 6 standard deviations is ~190
     assert all(800 < n < 1200 for n in counts.values())
     a, b = list(range(40)), list(range(40))
-    shuffle(Prng(3), a)
-    shuffle(Prng(3), b)
+    Prng(3).shuffle(a)
+    Prng(3).shuffle(b)
     assert a == b and sorted(a) == list(range(40)) and a != list(range(40))
 
 
