@@ -52,18 +52,24 @@ def run(ctx: Context, work: Callable[[Session], T], *, write: bool = True) -> T:
         session.close()
 
 
-def current_address(
-    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+def session_token(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> str:
-    """The signed-in caller's address (401 without a live session)."""
+    """The bearer token of the request (401 if there is none); not yet checked."""
     if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
         raise Unauthorized(
             "sign in first (POST /auth/nonce, then POST /auth/verify) and send Authorization: Bearer <token>"
         )
+    return credentials.credentials
+
+
+def current_address(request: Request, token: Annotated[str, Depends(session_token)]) -> str:
+    """The signed-in caller's address (401 without a live session)."""
     ctx = get_context(request)
-    token = credentials.credentials
     return run(ctx, lambda db: auth.authenticate(db, token), write=False)
 
 
 Ctx = Annotated[Context, Depends(get_context)]
 Caller = Annotated[str, Depends(current_address)]
+#: the unchecked bearer token, for hot routes that authenticate inside their own transaction
+Token = Annotated[str, Depends(session_token)]

@@ -8,12 +8,12 @@ from fastapi import APIRouter, Path, Query
 from sqlmodel import Session
 
 from api import present, schemas
-from api.deps import Caller, Ctx, run
+from api.deps import Caller, Ctx, Token, run
 from api.metrics import ACTIONS, RESULTS
 from ledger import queries
 from ledger.errors import NotFound
 from ledger.models import MatchStatus
-from ledger.services import matches, results
+from ledger.services import auth, matches, results
 
 router = APIRouter(prefix="/matches", tags=["matches"])
 MatchId = Annotated[
@@ -139,11 +139,12 @@ def legal_actions(match_id: MatchId, ctx: Ctx, caller: Caller) -> list[schemas.L
 
 
 @router.post("/{match_id}/actions", response_model=schemas.ActionOut)
-def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, caller: Caller) -> schemas.ActionOut:
+def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token) -> schemas.ActionOut:
     """Submit an action (validated by the engine). Pass `version` for optimistic concurrency:
     of two submissions for the same version, one applies and the other gets 409."""
 
     def work(db: Session) -> schemas.ActionOut:
+        caller = auth.authenticate(db, token)  # in the same transaction (the hot path)
         outcome = matches.submit_action(db, ctx, match_id, caller, list(body.action), body.version)
         match, state = outcome.match, outcome.state
         assert state is not None

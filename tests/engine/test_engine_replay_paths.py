@@ -1,0 +1,148 @@
+"""Replay's fast paths: `apply_actions` accepts and rejects exactly what `apply` does, the
+compact state hash is pinned, and every game's replay still stops at the first divergence."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import struct
+from typing import Any
+
+import pytest
+
+from engine.core.actions import Action
+from engine.core.bots import RandomBot, play_match
+from engine.core.errors import IllegalAction, ReplayDiverged, ReplayRejected
+from engine.core.game import get_game, new_match
+from engine.core.prng import Prng
+from engine.core.state import GameState, pack_ints, pack_prng
+from engine.core.transcript import replay
+
+GAMES = ("metax", "metaversus", "metamasters")
+
+#: state_hash() of the first decision of a match (starter decks, seed 1): a change here means
+#: the state encoding, the shuffle or the setup changed, and every recorded transcript with it
+PINNED_START = {
+    "metax": "227dba9dfa3ee50ff9410667817884e2db1ce33e5ffb3c240b95caf69b0ac44d",
+    "metaversus": "c46e942e47944147453835d886d6bc1482d08b6a8c44b54c68fbef50e92d19fb",
+    "metamasters": "c35e5c324ef27861e5b610194a1fe9f537cbabf5265bd98feef0cb3f33170f10",
+}
+
+
+def _outcome(state: GameState, run: Any) -> tuple[str, str]:
+    """("ok", hash after) or ("rejected", rule); a rejection must leave the state unchanged."""
+    before = state.state_hash()
+    try:
+        run()
+    except IllegalAction as exc:
+        assert state.state_hash() == before, "a rejected action changed the state"
+        return "rejected", exc.rule
+    return "ok", state.state_hash()
+
+
+def _candidates(game: str) -> list[list[Any]]:
+    """Transcript actions of a few random matches, plus malformed and unknown ones."""
+    g = get_game(game)
+    seen: dict[str, list[Any]] = {}
+    for seed in range(1, 4):
+        _, t = play_match(g, g.starter_decks, seed, (RandomBot(seed), RandomBot(seed + 7)))
+        for raw in t.actions:
+            seen.setdefault(json.dumps(raw), raw)
+    pool = list(seen.values())
+    extra: list[list[Any]] = [["no_such_action"], ["no_such_action", 1]]
+    for raw in pool[:40]:
+        extra.append([*raw, 0])  # one argument too many
+        if len(raw) > 1:
+            extra.append(raw[:-1])  # one too few
+            extra.append([raw[0], *([999] * (len(raw) - 1))])  # out of range
+    return pool + extra
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_apply_actions_accepts_and_rejects_exactly_what_apply_does(game: str) -> None:
+    g = get_game(game)
+    pool = _candidates(game)
+    pick = Prng(99)
+    _, t = play_match(g, g.starter_decks, 21, (RandomBot(5), RandomBot(6)))
+    state = new_match(game, g.starter_decks, 21)
+    checked = 0
+    for index, raw in enumerate([*t.actions, ["after_the_end"]]):
+        tried = [raw] + [pool[pick.below(len(pool))] for _ in range(6 if index % 3 == 0 else 1)]
+        for cand in tried:
+            a, b, c = state.clone(), state.clone(), state.clone()
+            via_apply = _outcome(a, lambda a=a, cand=cand: a.apply(Action(cand[0], tuple(cand[1:]))))
+            via_fast = _outcome(b, lambda b=b, cand=cand: b.apply_actions([cand], 0, 1))
+            via_generic = _outcome(c, lambda c=c, cand=cand: GameState.apply_actions(c, [cand], 0, 1))
+            assert via_apply == via_fast == via_generic, (index, cand)
+            checked += 1
+        if index < len(t.actions):
+            state.apply(Action(raw[0], tuple(raw[1:])))
+    assert checked > len(t.actions)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_apply_actions_names_the_index_and_applies_the_ones_before(game: str) -> None:
+    g = get_game(game)
+    _, t = play_match(g, g.starter_decks, 4, (RandomBot(1), RandomBot(2)))
+    actions = [list(a) for a in t.actions[:10]] + [["no_such_action"]]
+    state = new_match(game, g.starter_decks, 4)
+    ref = new_match(game, g.starter_decks, 4)
+    for raw in actions[:10]:
+        ref.apply(Action(raw[0], tuple(raw[1:])))
+    with pytest.raises(ReplayRejected) as err:
+        state.apply_actions(actions, 0, len(actions))
+    assert err.value.index == 10 and "no_such_action" in err.value.message
+    assert state.state_hash() == ref.state_hash()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_game_replay_stops_at_the_first_divergence(game: str) -> None:
+    g = get_game(game)
+    _, t = play_match(g, g.starter_decks, 8, (RandomBot(3), RandomBot(4)), every=16)
+    data = t.to_json()
+    assert replay(copy.deepcopy(data)).final_hash == t.final_hash
+    tampered = copy.deepcopy(data)
+    tampered["checkpoints"]["hashes"][2] = "0" * 64
+    with pytest.raises(ReplayDiverged) as diverged:
+        replay(tampered)
+    assert diverged.value.index == 48
+    illegal = copy.deepcopy(data)
+    illegal["actions"][20] = ["no_such_action", 1]
+    with pytest.raises(ReplayRejected) as rejected:
+        replay(illegal)
+    assert rejected.value.index == 20 and rejected.value.rule.startswith(game + ".")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_state_hash_is_pinned_and_is_the_sha256_of_hash_bytes(game: str) -> None:
+    g = get_game(game)
+    state = new_match(game, g.starter_decks, 1)
+    assert state.state_hash() == hashlib.sha256(state.hash_bytes()).hexdigest()
+    assert state.state_hash() == PINNED_START[game]
+    assert state.clone().hash_bytes() == state.hash_bytes()
+    restored = g.state_class.from_json(json.loads(json.dumps(state.to_json())))
+    assert restored.hash_bytes() == state.hash_bytes()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_distinct_states_of_a_match_hash_differently(game: str) -> None:
+    g = get_game(game)
+    state = new_match(game, g.starter_decks, 2)
+    _, t = play_match(g, g.starter_decks, 2, (RandomBot(9), RandomBot(10)))
+    by_hash: dict[str, str] = {}
+    for raw in t.actions:
+        state.apply(Action(raw[0], tuple(raw[1:])))
+        canonical = json.dumps(state.to_json(), sort_keys=True)
+        assert by_hash.setdefault(state.state_hash(), canonical) == canonical
+    assert len(by_hash) > len(t.actions) // 2
+
+
+def test_packing_is_little_endian_fixed_width_and_refuses_overflow() -> None:
+    assert pack_ints([1, -1]) == b"\x01" + b"\x00" * 7 + b"\xff" * 8
+    assert pack_ints([]) == b""
+    assert pack_prng([1, 2, 3, 2**64 - 1]) == (
+        b"\x01" + b"\x00" * 7 + b"\x02" + b"\x00" * 7 + b"\x03" + b"\x00" * 7 + b"\xff" * 8
+    )
+    with pytest.raises(struct.error):
+        pack_ints([2**63])
