@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
 from api import problems
@@ -25,6 +26,24 @@ engine against a person or a bot, and receive operator-signed EIP-712 results.
 Every error is an RFC 9457 `application/problem+json` body."""
 
 
+def _prepare_database(settings: Settings, engine: Engine) -> None:
+    """Store the card designs; ConfigurationError saying how to fix an unmigrated database."""
+    try:
+        try:
+            with session_scope(engine) as db:
+                sync_card_designs(db)
+        except IntegrityError:  # another API process stored them at the same moment
+            with session_scope(engine) as db:
+                sync_card_designs(db)
+    except ConfigurationError:
+        raise
+    except Exception as exc:
+        raise ConfigurationError(
+            f"the database at {settings.resolved_database_url} is not ready "
+            f"({type(exc).__name__}); run `metaledger db upgrade`"
+        ) from exc
+
+
 def create_app(settings: Settings | None = None, *, chain: ChainClient | None = None) -> FastAPI:
     """Build the app; the chain client, database engine and signer are set up at startup."""
 
@@ -34,26 +53,16 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
         engine = get_engine(s.resolved_database_url)
         ctx = Context.create(s, engine, chain)
         try:
-            try:
-                with session_scope(engine) as db:
-                    sync_card_designs(db)
-            except IntegrityError:  # another API process stored them at the same moment
-                with session_scope(engine) as db:
-                    sync_card_designs(db)
-        except ConfigurationError:
-            raise
-        except Exception as exc:
-            raise ConfigurationError(
-                f"the database at {s.resolved_database_url} is not ready ({type(exc).__name__}); run `metaledger db upgrade`"
-            ) from exc
-        app.state.ctx = ctx
-        # everything loaded so far (catalogues, compiled effects, routes) lives as long as the
-        # process: keep it out of the cyclic GC's generations so collections stay short
-        gc.collect()
-        gc.freeze()
-        yield
-        if chain is None:
-            ctx.chain.close()
+            _prepare_database(s, engine)
+            app.state.ctx = ctx
+            # everything loaded so far (catalogues, compiled effects, routes) lives as long as
+            # the process: keep it out of the cyclic GC's generations so collections stay short
+            gc.collect()
+            gc.freeze()
+            yield
+        finally:
+            if chain is None:
+                ctx.chain.close()
 
     app = FastAPI(
         title="MetaLedger API",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -119,6 +119,26 @@ def ping(engine: Engine) -> bool:
         return True
     except Exception:
         return False
+
+
+def after_commit(session: Session, fn: Callable[[], None]) -> None:
+    """Run `fn` once `session`'s current transaction has committed (dropped on rollback)."""
+    session.info.setdefault("metaledger_after_commit", []).append(fn)
+
+
+def _run_after_commit(session: Any) -> None:
+    hooks = session.info.pop("metaledger_after_commit", None)
+    if hooks:
+        for fn in hooks:
+            fn()
+
+
+def _drop_after_commit(session: Any, *_: Any) -> None:
+    session.info.pop("metaledger_after_commit", None)
+
+
+event.listen(Session, "after_commit", _run_after_commit)
+event.listen(Session, "after_soft_rollback", _drop_after_commit)
 
 
 def upgrade_database(url: str | None = None, revision: str = "head") -> None:

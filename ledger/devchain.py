@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 def rpc_call(url: str, method: str, params: list[Any] | None = None, timeout: float = 5.0) -> Any:
     """One raw JSON-RPC call (no web3 overhead); raises ServiceUnavailable on failure."""
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}).encode()
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}
+    ).encode()
     request = urllib.request.Request(url, body, {"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -35,7 +37,9 @@ def rpc_call(url: str, method: str, params: list[Any] | None = None, timeout: fl
 class AnvilNode:
     """A running Anvil process."""
 
-    def __init__(self, process: subprocess.Popen[bytes], port: int, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self, process: subprocess.Popen[bytes], port: int, host: str = "127.0.0.1"
+    ) -> None:
         self.process = process
         self.port = port
         self.host = host
@@ -116,21 +120,35 @@ def start_anvil(
         args += ["--state", str(state_file)]
     if log_file is not None:
         with log_file.open("ab") as out:
-            process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=detach)
+            process = subprocess.Popen(
+                args,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=detach,
+            )
     else:
         process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=detach
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=detach,
         )
     node = AnvilNode(process, port, host)
     deadline = time.monotonic() + timeout
     while True:
         if process.poll() is not None:
-            raise ServiceUnavailable(f"anvil exited with code {process.returncode} before answering on port {port}")
+            raise ServiceUnavailable(
+                f"anvil exited with code {process.returncode} before answering on port {port}"
+            )
         try:
             rpc_call(node.rpc_url, "eth_chainId", timeout=1.0)
             return node
         except ServiceUnavailable:
             if time.monotonic() > deadline:
                 node.stop()
-                raise ServiceUnavailable(f"anvil did not answer on port {port} within {timeout:.0f} s") from None
+                raise ServiceUnavailable(
+                    f"anvil did not answer on port {port} within {timeout:.0f} s"
+                ) from None
             time.sleep(0.05)

@@ -15,17 +15,23 @@ from ledger.ports import ensure_free, free_port
 from ledger.toolchain import redis_server_bin
 
 
-def _wait_for_port(host: str, port: int, timeout: float, process: subprocess.Popen[bytes], what: str) -> None:
+def _wait_for_port(
+    host: str, port: int, timeout: float, process: subprocess.Popen[bytes], what: str
+) -> None:
     deadline = time.monotonic() + timeout
     while True:
         if process.poll() is not None:
-            raise ServiceUnavailable(f"{what} exited with code {process.returncode} before listening on {port}")
+            raise ServiceUnavailable(
+                f"{what} exited with code {process.returncode} before listening on {port}"
+            )
         try:
             with socket.create_connection((host, port), timeout=0.5):
                 return
         except OSError:
             if time.monotonic() > deadline:
-                raise ServiceUnavailable(f"{what} did not listen on port {port} within {timeout:.0f} s") from None
+                raise ServiceUnavailable(
+                    f"{what} did not listen on port {port} within {timeout:.0f} s"
+                ) from None
             time.sleep(0.05)
 
 
@@ -57,7 +63,9 @@ class RedisServer:
             "--daemonize", "no",
             "--logfile", str(self.data_dir / "redis.log"),
         ]  # fmt: skip
-        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+        )
         _wait_for_port(self.host, self.port, timeout, self.process, "redis-server")
         return self
 

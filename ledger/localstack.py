@@ -41,7 +41,9 @@ class LocalStack:
         if is_free(wanted):
             return wanted
         chosen = free_port()
-        self.say(f"port {wanted} for {what} is taken by {port_holder(wanted) or 'another process'}; using {chosen}")
+        self.say(
+            f"port {wanted} for {what} is taken by {port_holder(wanted) or 'another process'}; using {chosen}"
+        )
         return chosen
 
     def start_chain(self) -> None:
@@ -52,7 +54,9 @@ class LocalStack:
             return
         data = self.settings.data_dir
         port = self._port(self.settings.anvil_port, "Anvil")
-        self.anvil = start_anvil(port, log_file=data / "anvil.log", state_file=data / "anvil-state.json")
+        self.anvil = start_anvil(
+            port, log_file=data / "anvil.log", state_file=data / "anvil-state.json"
+        )
         self.rpc_url = self.anvil.rpc_url
         self.say(f"chain: Anvil at {self.rpc_url} (state in {data / 'anvil-state.json'})")
 
@@ -86,7 +90,13 @@ class LocalStack:
     def _spawn(self, name: str, args: list[str]) -> subprocess.Popen[bytes]:
         log = self.settings.data_dir / f"{name}.log"
         with log.open("ab") as out:
-            process = subprocess.Popen(args, env=self._env(), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            process = subprocess.Popen(
+                args,
+                env=self._env(),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
         self.children.append(process)
         return process
 
@@ -96,26 +106,34 @@ class LocalStack:
 
         port = self._port(self.settings.api_port, "the API")
         host = self.settings.api_host
-        process = self._spawn("api", [sys.executable, "-m", "ledger.cli", "api", "--host", host, "--port", str(port)])
+        process = self._spawn(
+            "api", [sys.executable, "-m", "ledger.cli", "api", "--host", host, "--port", str(port)]
+        )
         self.api_url = f"http://{host}:{port}"
         deadline = time.monotonic() + 60
         while True:
             if process.poll() is not None:
-                raise ServiceUnavailable(f"the API exited with code {process.returncode}; see {self.settings.data_dir / 'api.log'}")
+                raise ServiceUnavailable(
+                    f"the API exited with code {process.returncode}; see {self.settings.data_dir / 'api.log'}"
+                )
             try:
                 if httpx.get(f"{self.api_url}/healthz", timeout=1).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise ServiceUnavailable(f"the API did not answer /healthz within 60 s; see {self.settings.data_dir / 'api.log'}")
+                raise ServiceUnavailable(
+                    f"the API did not answer /healthz within 60 s; see {self.settings.data_dir / 'api.log'}"
+                )
             time.sleep(0.2)
         self.say(f"api: {self.api_url} (OpenAPI at {self.api_url}/docs)")
 
     def start_worker(self) -> None:
         """Start a Celery worker (with its beat schedule for periodic anchoring and indexing)."""
         self._spawn("worker", [sys.executable, "-m", "ledger.cli", "worker"])
-        self.say(f"worker: Celery on {self.broker_url} (log {self.settings.data_dir / 'worker.log'})")
+        self.say(
+            f"worker: Celery on {self.broker_url} (log {self.settings.data_dir / 'worker.log'})"
+        )
 
     def start(self) -> None:
         """Start every part in order."""
@@ -152,4 +170,3 @@ class LocalStack:
             self.redis.stop()
         if self.anvil is not None:
             self.anvil.stop()
-

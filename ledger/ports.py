@@ -65,7 +65,9 @@ def port_holder(port: int) -> str | None:
         fd_dir = Path("/proc", pid, "fd")
         if any(link.startswith("socket:[") and link[8:-1] in inodes for link in _fd_links(fd_dir)):
             try:
-                cmd = Path("/proc", pid, "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+                cmd = (
+                    Path("/proc", pid, "cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+                )
             except OSError:
                 cmd = "?"
             return f"pid {pid}: {cmd[:120]}"

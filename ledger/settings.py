@@ -44,13 +44,19 @@ class Settings(BaseSettings):
     confirmations: int = Field(1, ge=0, description="blocks to wait before a batch is final")
 
     # keys: defaults are Anvil dev keys, refused on any chain id other than 31337
-    publisher_key: SecretStr = Field(SecretStr(ANVIL_DEV_KEYS[0]), description="deploys, mints, admin")
+    publisher_key: SecretStr = Field(
+        SecretStr(ANVIL_DEV_KEYS[0]), description="deploys, mints, admin"
+    )
     signer_key: SecretStr = Field(SecretStr(ANVIL_DEV_KEYS[1]), description="signs results")
     anchorer_key: SecretStr = Field(SecretStr(ANVIL_DEV_KEYS[2]), description="anchors batches")
 
     # persistence and broker
-    database_url: str | None = Field(None, description="default: sqlite:///<data_dir>/metaledger.db")
-    broker_url: str | None = Field(None, description="default: the project's own local redis-server")
+    database_url: str | None = Field(
+        None, description="default: sqlite:///<data_dir>/metaledger.db"
+    )
+    broker_url: str | None = Field(
+        None, description="default: the project's own local redis-server"
+    )
     redis_port: int = Field(6390, description="port for the local redis-server")
 
     # API

@@ -33,7 +33,9 @@ def demo_holdings() -> dict[str, list[tuple[int, int]]]:
     return holdings
 
 
-def stale_reason(deployment: Deployment, chain_id: int, code_at: Callable[[str], bytes]) -> str | None:
+def stale_reason(
+    deployment: Deployment, chain_id: int, code_at: Callable[[str], bytes]
+) -> str | None:
     """Why a deployment does not match the chain, or None when it does."""
     from ledger.artifacts import load_artifact
 
@@ -54,7 +56,9 @@ def _set_aside(path: Path, say: Callable[[str], None]) -> None:
         say(f"database: the chain was redeployed, so the old local database moved to {backup}")
 
 
-def ensure_deployment(settings: Settings, rpc_url: str, say: Callable[[str], None] = print) -> Deployment:
+def ensure_deployment(
+    settings: Settings, rpc_url: str, say: Callable[[str], None] = print
+) -> Deployment:
     """Return the deployment for the chain at `rpc_url`, deploying (and seeding) when needed."""
     from web3 import Web3
 
@@ -64,7 +68,9 @@ def ensure_deployment(settings: Settings, rpc_url: str, say: Callable[[str], Non
     path = settings.resolved_deployment_file
     if path.exists():
         deployment = Deployment.load(path)
-        reason = stale_reason(deployment, chain_id, lambda a: bytes(w3.eth.get_code(Web3.to_checksum_address(a))))
+        reason = stale_reason(
+            deployment, chain_id, lambda a: bytes(w3.eth.get_code(Web3.to_checksum_address(a)))
+        )
         if reason is None:
             say(f"contracts: reusing the deployment in {path}")
             return deployment
@@ -86,5 +92,7 @@ def describe_demo(api_url: str) -> list[str]:
     for i, key in enumerate(DEMO_KEYS, 1):
         lines.append(f"  wallet {i}  {Account.from_key(key).address}  key {key}")
     lines.append("play a bot match through the API:")
-    lines.append(f"  .venv/bin/metaledger play --api {api_url} --key {DEMO_KEYS[0]} --game metax --bot greedy")
+    lines.append(
+        f"  .venv/bin/metaledger play --api {api_url} --key {DEMO_KEYS[0]} --game metax --bot greedy"
+    )
     return lines

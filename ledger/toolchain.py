@@ -14,10 +14,14 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 def node_bin(name: str) -> Path:
     """Path of an npm-installed binary (anvil, forge, cast), or ToolchainMissing."""
     if shutil.which("node") is None:
-        raise ToolchainMissing("Node.js is not installed: install Node.js 20 and npm, then run `make install`")
+        raise ToolchainMissing(
+            "Node.js is not installed: install Node.js 20 and npm, then run `make install`"
+        )
     path = PROJECT_ROOT / "node_modules" / ".bin" / name
     if not path.exists():
-        raise ToolchainMissing(f"{name} is not installed: run `npm ci` (or `make install`) in {PROJECT_ROOT}")
+        raise ToolchainMissing(
+            f"{name} is not installed: run `npm ci` (or `make install`) in {PROJECT_ROOT}"
+        )
     return path
 
 

@@ -43,8 +43,10 @@ class GreedyBot:
     """One-ply lookahead: apply each legal action on a clone, score it with `Game.heuristic`.
 
     A win scores +inf, a loss -inf; ties go to the first action in `legal_actions()` order, so
-    the bot is deterministic. It reads the whole state (it is a sparring partner, not a fair
-    player with hidden information).
+    the bot is deterministic. Each game's heuristic reads only what `me` may see (own hand,
+    public zones, counts; never the opponent's hand, face-down cards or deck order), but the
+    lookahead applies actions to a clone of the real state, so the immediate outcome of a draw,
+    shuffle or random effect is the real one (see docs/engine.md, "Bots").
     """
 
     __slots__ = ("game",)

@@ -35,11 +35,30 @@ class Game:
     from_position: Callable[[Mapping[str, Any]], GameState]
     #: a flat JSON-able view of a state for scenario expectations
     scenario_view: Callable[[GameState], dict[str, Any]]
-    #: greedy-bot evaluation of a state from `player`'s point of view (higher is better)
+    #: greedy-bot evaluation of a state from `player`'s point of view (higher is better); it
+    #: reads only what `player` may see: never the opponent's hand, face-down cards or deck order
     heuristic: Callable[[GameState, int], float]
     #: two legal starter decks
     starter_decks: tuple[Deck, Deck]
     default_options: Mapping[str, Any] = field(default_factory=dict)
+
+
+_INT_ONLY = frozenset({int})
+
+
+def plain_deck(deck: Deck) -> bool:
+    """Whether every copy count of `deck` is a plain int (not a bool, float or other type)."""
+    return set(map(type, deck.values())) <= _INT_ONLY
+
+
+def same_deck(deck: Deck, known: Deck) -> bool:
+    """Whether `deck` is `known` (a `plain_deck`) card for card, with plain int counts."""
+    return deck == known and set(map(type, deck.values())) <= _INT_ONLY
+
+
+def same_options(options: Mapping[str, Any], known: Mapping[str, Any]) -> bool:
+    """Whether two option mappings hold the same keys and values, of the same types (True is not 1)."""
+    return options == known and all(type(v) is type(known[k]) for k, v in options.items())
 
 
 _GAMES: dict[str, Game] = {}

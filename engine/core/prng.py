@@ -5,6 +5,8 @@ Pure Python, no `random` module. Same seed, same stream, on every platform.
 
 from __future__ import annotations
 
+import math
+from operator import itemgetter
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -30,21 +32,40 @@ def _shuffle_table(n: int) -> tuple[int, int, int]:
 
 #: per list length: (n!, words drawn, rejection limit)
 _SHUFFLE = [_shuffle_table(n) for n in range(_FY_FROM)]
-#: per list length n: the (position, radix) pairs (i, i + 1) for i = n-1 .. 1
-_RADICES = [tuple((i, i + 1) for i in range(n - 1, 0, -1)) for n in range(_FY_FROM)]
+#: per list length n up to 18: the (position, radix) pairs (i, i + 1) for i = n-1 .. 1
+_RADICES = [tuple((i, i + 1) for i in range(n - 1, 0, -1)) for n in range(19)]
+
+
+#: the last positions (0 .. _LOW-1) of a one-output shuffle are rearranged in one step
+_LOW = 6
+
+
+def _low_order(q: int) -> tuple[int, ...]:
+    """Where each of items 0 .. _LOW-1 comes from after the swaps for positions _LOW-1 .. 1,
+    given their mixed-radix digits q (in [0, _LOW!))."""
+    order = list(range(_LOW))
+    for i in range(_LOW - 1, 0, -1):
+        q, j = divmod(q, i + 1)
+        order[i], order[j] = order[j], order[i]
+    return tuple(order)
+
+
+#: q -> a getter returning items[order[0]], ..., items[order[_LOW-1]] for `_low_order(q)`
+_LOW_ORDER = [itemgetter(*_low_order(q)) for q in range(math.factorial(_LOW))]
 
 
 def _digit_pairs(
     n: int,
-) -> tuple[tuple[tuple[int, int, int, tuple[tuple[int, int], ...]], ...], tuple[tuple[int, int], ...]]:
-    """The radices of `_RADICES[n]` two at a time: (i, i - 1, k * (k - 1), digits) with
-    digits[q] = (q % k, q // k) for k = i + 1; then the odd one left, if any."""
-    radices = _RADICES[n]
+) -> tuple[tuple[tuple[int, int, int, tuple[tuple[int, int], ...]], ...], tuple[tuple[int, int], ...], bool]:
+    """How a one-output shuffle of n items reads its digits: pairs (i, i - 1, k * (k - 1),
+    digits) with digits[q] = (q % k, q // k) for k = i + 1, then the odd radix left, if any;
+    with n >= _LOW, only for positions n-1 .. _LOW, and True: the rest is `_LOW_ORDER`."""
+    radices = [(i, k) for i, k in _RADICES[n] if n < _LOW or i >= _LOW]
     pairs = []
     for a in range(0, len(radices) - 1, 2):
         (i1, k1), (i2, k2) = radices[a], radices[a + 1]
         pairs.append((i1, i2, k1 * k2, tuple((q % k1, q // k1) for q in range(k1 * k2))))
-    return tuple(pairs), radices[len(radices) - len(radices) % 2 :]
+    return tuple(pairs), tuple(radices[len(radices) - len(radices) % 2 :]), n >= _LOW
 
 
 #: for the lists that one 64-bit output shuffles (up to 18 items)
@@ -146,7 +167,7 @@ class Prng:
                     break
             s[0], s[1], s[2], s[3] = s0, s1, s2, s3
             r %= total
-            pairs, last = _DIGIT_PAIRS[n]
+            pairs, last, low = _DIGIT_PAIRS[n]
             for i1, i2, kk, digits in pairs:  # two digits per step, read from a table
                 j1, j2 = digits[r % kk]
                 r //= kk
@@ -156,6 +177,8 @@ class Prng:
                 j = r % k
                 r //= k
                 items[i], items[j] = items[j], items[i]
+            if low:  # the swaps of the last _LOW positions, as one precomputed rearrangement
+                items[:_LOW] = _LOW_ORDER[r](items)
             return
         while True:
             r = 0
@@ -173,8 +196,8 @@ class Prng:
                 break
         s[0], s[1], s[2], s[3] = s0, s1, s2, s3
         r %= total
-        for i, k in _RADICES[n]:
-            r, j = divmod(r, k)
+        for i in range(n - 1, 0, -1):
+            r, j = divmod(r, i + 1)
             items[i], items[j] = items[j], items[i]
 
     def _fisher_yates(self, items: list[T]) -> None:

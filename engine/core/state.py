@@ -89,8 +89,7 @@ class GameState(ABC):
         """
         apply = self.apply
         new_action = tuple.__new__  # builds the NamedTuple without its Python-level __new__
-        for i in range(start, stop):
-            raw = actions[i]
+        for i, raw in enumerate(actions[start:stop], start):
             try:
                 apply(new_action(Action, (raw[0], tuple(raw[1:]))))
             except IllegalAction as exc:

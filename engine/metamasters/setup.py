@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core.errors import DeckRejected, Violation
-from engine.core.game import Deck
+from engine.core.game import Deck, plain_deck, same_deck, same_options
 from engine.core.prng import Prng
 from engine.core.state import GameState
 from engine.metamasters.catalogue import BY_ID, CARDS, K_ACTOR, K_LINK, K_SPECIAL, K_TOKEN
@@ -42,19 +42,30 @@ def _expand(deck: Deck, tokens: bool) -> list[int]:
     return out
 
 
+#: [deck 0, deck 1, options] of the last match started with legal decks (copies, compared by
+#: value: replays and benchmarks start many matches with the same decks)
+_LAST_LEGAL: list[dict[str, Any]] = []
+
+
 def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -> MetaMastersState:
     """Check both decks, decide the first player, shuffle, draw 5 each, start turn 1."""
-    violations: list[Violation] = []
-    for seat in (0, 1):
-        for v in check_deck(decks[seat], {**options, "seat": seat}):
-            violations.append(Violation(v.rule, f"player {seat}: {v.message}", v.card))
     first = options.get("first")
-    if first is not None and first not in (0, 1):
-        violations.append(
-            Violation("metamasters.options.first", f"option first must be 0 or 1, got {first!r}")
-        )
-    if violations:
-        raise DeckRejected(violations)
+    last = _LAST_LEGAL
+    if not (
+        last and same_deck(decks[0], last[0]) and same_deck(decks[1], last[1]) and same_options(options, last[2])
+    ):
+        violations: list[Violation] = []
+        for seat in (0, 1):
+            for v in check_deck(decks[seat], {**options, "seat": seat}):
+                violations.append(Violation(v.rule, f"player {seat}: {v.message}", v.card))
+        if first is not None and first not in (0, 1):
+            violations.append(
+                Violation("metamasters.options.first", f"option first must be 0 or 1, got {first!r}")
+            )
+        if violations:
+            raise DeckRejected(violations)
+        if plain_deck(decks[0]) and plain_deck(decks[1]):
+            _LAST_LEGAL[:] = [dict(decks[0]), dict(decks[1]), dict(options)]
     prng = Prng(seed)
     if first is None:
         first = prng.below(2)
@@ -259,16 +270,32 @@ def scenario_view(state: GameState) -> dict[str, Any]:
     }
 
 
+#: what the heuristic credits an opposing face-down Actor with: the catalogue's average Actor
+_HIDDEN_ACTOR = sum(
+    max(c.base_ego, 0) * 0.5 + max(c.base_int, 0) * 0.3 for c in CARDS if c.kind == K_ACTOR
+) / max(1, sum(1 for c in CARDS if c.kind == K_ACTOR))
+
+
 def heuristic(state: GameState, player: int) -> float:
-    """Greedy-bot score: Tokens dominate, then board strength, then cards in hand."""
+    """Greedy-bot score: Tokens dominate, then board strength, then cards in hand.
+
+    Reads only what `player` may see: its own cards, the opponent's face-up Actors, and counts
+    (Tokens, Specials, hand and deck sizes). An opposing face-down Actor scores the catalogue
+    average; the opponent's hand, face-down cards and deck order are never read.
+    """
     assert isinstance(state, MetaMastersState)
     s = state
     score = 0.0
+    faceup = s.faceup
     for q, sign in ((player, 1.0), (1 - player, -1.0)):
         board = 0.0
         for i in s.actors[q]:
-            if i >= 0:
+            if i < 0:
+                continue
+            if q == player or faceup[i]:
                 board += 2.0 + max(s.ego(i), 0) * 0.5 + max(s.intel(i), 0) * 0.3
+            else:  # an opposing face-down Actor: what it is is hidden
+                board += 2.0 + _HIDDEN_ACTOR
         board += sum(0.5 for i in s.specials[q] if i >= 0)
         score += sign * (
             20.0 * len(s.tokens[q]) + board + 0.4 * len(s.hand[q]) + 0.05 * len(s.deck[q])

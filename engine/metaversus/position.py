@@ -193,7 +193,13 @@ def total_cards(s: WishState) -> int:
 
 
 def heuristic(state: GameState, player: int) -> float:
-    """Greedy-bot score: HP lead, the cards owned, Wishing Stars, and this turn's resources."""
+    """Greedy-bot score: HP lead, the cards owned, Wishing Stars, and this turn's resources.
+
+    Reads only what `player` may see: public values (HP, stars, this turn's AP, Gems, buys and
+    damage) and its own cards. "Owned" sums the costs of the player's own hand, deck, discard
+    and play area: a total the player knows (every card it gained was gained in the open) and
+    that does not depend on the order of its deck. Nothing of the opponent's cards is read.
+    """
     assert isinstance(state, WishState)
     s = state
     opp = 1 - player

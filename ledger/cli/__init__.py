@@ -16,7 +16,9 @@ app = typer.Typer(
 )
 app.add_typer(engine.app, name="engine", help="Play, replay and test matches on the rules engine.")
 app.add_typer(chain.app, name="chain", help="The local Anvil chain: start, stop, deploy, seed.")
-app.add_typer(contracts.app, name="contracts", help="Compile the Solidity contracts into artifacts.")
+app.add_typer(
+    contracts.app, name="contracts", help="Compile the Solidity contracts into artifacts."
+)
 app.add_typer(bench.app, name="bench", help="Benchmarks that print JSON.")
 app.add_typer(audit.app, name="audit", help="Export match bundles for auditors.")
 app.add_typer(db.app, name="db", help="Database migrations.")

@@ -15,7 +15,9 @@ app = typer.Typer(no_args_is_help=True)
 
 
 @app.command("start")
-def start(port: int = typer.Option(None, help="default: METALEDGER_ANVIL_PORT, or a free port if taken")) -> None:
+def start(
+    port: int = typer.Option(None, help="default: METALEDGER_ANVIL_PORT, or a free port if taken"),
+) -> None:
     """Start a local Anvil in the background (state kept under the data dir)."""
     from ledger.devchain import start_anvil
     from ledger.ports import free_port, is_free, port_holder
@@ -25,9 +27,13 @@ def start(port: int = typer.Option(None, help="default: METALEDGER_ANVIL_PORT, o
     wanted = port or settings.anvil_port
     if not is_free(wanted):
         if port is not None:
-            raise ConfigurationError(f"port {wanted} for Anvil is taken by {port_holder(wanted) or 'another process'}")
+            raise ConfigurationError(
+                f"port {wanted} for Anvil is taken by {port_holder(wanted) or 'another process'}"
+            )
         chosen = free_port()
-        typer.echo(f"port {wanted} is taken by {port_holder(wanted) or 'another process'}; using {chosen}")
+        typer.echo(
+            f"port {wanted} is taken by {port_holder(wanted) or 'another process'}; using {chosen}"
+        )
         wanted = chosen
     node = start_anvil(
         wanted,
@@ -35,8 +41,12 @@ def start(port: int = typer.Option(None, help="default: METALEDGER_ANVIL_PORT, o
         state_file=settings.data_dir / "anvil-state.json",
         detach=True,
     )
-    settings.data_dir.joinpath("anvil.json").write_text(json.dumps({"pid": node.process.pid, "rpc_url": node.rpc_url}))
-    typer.echo(f"Anvil is running at {node.rpc_url} (pid {node.process.pid}); export METALEDGER_RPC_URL={node.rpc_url}")
+    settings.data_dir.joinpath("anvil.json").write_text(
+        json.dumps({"pid": node.process.pid, "rpc_url": node.rpc_url})
+    )
+    typer.echo(
+        f"Anvil is running at {node.rpc_url} (pid {node.process.pid}); export METALEDGER_RPC_URL={node.rpc_url}"
+    )
 
 
 @app.command("stop")
@@ -44,7 +54,9 @@ def stop() -> None:
     """Stop the Anvil started by `metaledger chain start` (its state is saved)."""
     path = get_settings().data_dir / "anvil.json"
     if not path.exists():
-        raise ConfigurationError(f"no Anvil was started by `metaledger chain start` ({path} is missing)")
+        raise ConfigurationError(
+            f"no Anvil was started by `metaledger chain start` ({path} is missing)"
+        )
     pid = int(json.loads(path.read_text())["pid"])
     try:
         os.kill(pid, signal.SIGTERM)
@@ -55,7 +67,9 @@ def stop() -> None:
 
 
 @app.command("deploy")
-def deploy(force: bool = typer.Option(False, help="deploy even if the deployment file matches the chain")) -> None:
+def deploy(
+    force: bool = typer.Option(False, help="deploy even if the deployment file matches the chain"),
+) -> None:
     """Deploy the contracts to METALEDGER_RPC_URL and write the deployment file (seeds demo cards on Anvil)."""
     from ledger.stackdeploy import ensure_deployment
 

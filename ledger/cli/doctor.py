@@ -35,7 +35,12 @@ def _version(cmd: list[str]) -> str:
 def _check_node() -> Check:
     node = shutil.which("node")
     if node is None or shutil.which("npm") is None:
-        return Check("node + npm", False, "not found", "install Node.js 20 and npm (e.g. apt-get install nodejs npm)")
+        return Check(
+            "node + npm",
+            False,
+            "not found",
+            "install Node.js 20 and npm (e.g. apt-get install nodejs npm)",
+        )
     version = _version([node, "--version"])
     major = int(version.lstrip("v").split(".")[0]) if version.startswith("v") else 0
     if major < 20:
@@ -91,7 +96,9 @@ def _check_database() -> Check:
             conn.execute(sa.text("SELECT 1"))
         engine.dispose()
     except Exception as exc:  # any driver error is a finding here, not a crash
-        return Check("database", False, f"{url}: {str(exc).splitlines()[0]}", "set METALEDGER_DATABASE_URL")
+        return Check(
+            "database", False, f"{url}: {str(exc).splitlines()[0]}", "set METALEDGER_DATABASE_URL"
+        )
     return Check("database", True, url)
 
 
@@ -107,12 +114,21 @@ def _check_broker() -> Check:
         return Check("broker", True, f"answers at {url}")
     except redis.RedisError:
         if settings.broker_url:
-            return Check("broker", False, f"nothing answers at {url}", "start it, or unset METALEDGER_BROKER_URL")
+            return Check(
+                "broker",
+                False,
+                f"nothing answers at {url}",
+                "start it, or unset METALEDGER_BROKER_URL",
+            )
     try:
         binary = redis_server_bin()
     except MetaLedgerError as exc:
         return Check("broker", False, str(exc), "make install")
-    return Check("broker", True, f"not running; `make run` starts {binary.name} on port {settings.redis_port}")
+    return Check(
+        "broker",
+        True,
+        f"not running; `make run` starts {binary.name} on port {settings.redis_port}",
+    )
 
 
 def _check_deployment() -> Check:

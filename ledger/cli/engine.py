@@ -31,8 +31,12 @@ def _read_json(path: Path) -> Any:
 def play(
     game: str = typer.Argument("metax", help="metax, metamasters or metaversus"),
     seed: int = typer.Option(7, help="match seed (non-negative integer)"),
-    bots: str = typer.Option("random,greedy", help="two bots for players 0 and 1: random or greedy"),
-    transcript: Path | None = typer.Option(None, "--transcript", help="write the transcript JSON here"),
+    bots: str = typer.Option(
+        "random,greedy", help="two bots for players 0 and 1: random or greedy"
+    ),
+    transcript: Path | None = typer.Option(
+        None, "--transcript", help="write the transcript JSON here"
+    ),
     quiet: bool = typer.Option(False, "--quiet", help="print only the result"),
 ) -> None:
     """Play a bot-vs-bot match with the game's starter decks and print a turn-by-turn log."""
@@ -90,7 +94,9 @@ def _summary(view: dict[str, Any]) -> str:
     parts = []
     for i, side in enumerate(players):
         if isinstance(side, dict):
-            stats = ", ".join(f"{k.upper()} {side[k]}" for k in ("vp", "hp", "mp") if isinstance(side.get(k), int))
+            stats = ", ".join(
+                f"{k.upper()} {side[k]}" for k in ("vp", "hp", "mp") if isinstance(side.get(k), int)
+            )
             if stats:
                 parts.append(f"P{i}: {stats}")
     return f"[dim]({'; '.join(parts)})[/dim]" if parts else ""
@@ -110,7 +116,9 @@ def replay(file: Path = typer.Argument(..., help="a transcript JSON file")) -> N
     winner = "draw" if result.winner is None else f"player {result.winner}"
     if not result.over:
         winner = "none (match not over)"
-    typer.echo(f"verified {result.actions} actions; winner: {winner}; final hash: {result.final_hash}")
+    typer.echo(
+        f"verified {result.actions} actions; winner: {winner}; final hash: {result.final_hash}"
+    )
 
 
 @app.command("scenario")

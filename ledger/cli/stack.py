@@ -32,7 +32,9 @@ def _print_welcome(console: Console, stack: object) -> None:
 
     assert isinstance(stack, LocalStack)
     console.rule("[bold]MetaLedger is running")
-    console.print(f"API      {stack.api_url}        docs {stack.api_url}/docs   health {stack.api_url}/healthz")
+    console.print(
+        f"API      {stack.api_url}        docs {stack.api_url}/docs   health {stack.api_url}/healthz"
+    )
     chain_id = stack.deployment.chain_id if stack.deployment else "?"
     console.print(f"chain    {stack.rpc_url}  (chain id {chain_id})")
     console.print(f"broker   {stack.broker_url}")
@@ -49,11 +51,18 @@ def api(
     import uvicorn
 
     settings = get_settings()
-    uvicorn.run("api.app:app", host=host or settings.api_host, port=port or settings.api_port, log_level="info")
+    uvicorn.run(
+        "api.app:app",
+        host=host or settings.api_host,
+        port=port or settings.api_port,
+        log_level="info",
+    )
 
 
 def worker(
-    beat: bool = typer.Option(True, help="also run the periodic schedule (run one beat per deployment)"),
+    beat: bool = typer.Option(
+        True, help="also run the periodic schedule (run one beat per deployment)"
+    ),
 ) -> None:
     """Run a Celery worker on the configured broker (solo pool: tasks are short and idempotent)."""
     from workers.app import celery_app

@@ -22,7 +22,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from eth_utils import keccak
-from sqlalchemy import event
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
@@ -34,6 +33,7 @@ from engine.core.game import Game
 from engine.core.state import GameState
 from engine.core.transcript import CHECKPOINT_EVERY
 from ledger import queries
+from ledger.db import after_commit
 from ledger.errors import Conflict, Forbidden, InvalidInput, NotFound
 from ledger.models import DeckCommitment, Match, MatchSeat, MatchStatus, utcnow
 from ledger.services import results
@@ -100,10 +100,6 @@ def _sync(match: Match, values: dict[str, Any]) -> None:
     """Mirror values already written with a Core UPDATE onto the ORM object (no second write)."""
     for key, value in values.items():
         set_committed_value(match, key, value)
-
-
-def _after_commit(db: Session, fn: Any) -> None:
-    event.listen(db, "after_commit", lambda _s: fn(), once=True)
 
 
 def load_state(db: Session, ctx: Context, match: Match, *, take: bool) -> GameState:
@@ -531,7 +527,7 @@ def _save_progress(
         _finish(db, ctx, match, seats, state, winner_seat=state.winner, reason="completed")
     else:
         cache, match_id = ctx.cache, match.id
-        _after_commit(db, lambda: cache.put(match_id, new, state))
+        after_commit(db, lambda: cache.put(match_id, new, state))
 
 
 def _finish(

@@ -13,7 +13,7 @@ import pytest
 
 from engine.core.actions import Action
 from engine.core.bots import RandomBot, play_match
-from engine.core.errors import IllegalAction, ReplayDiverged, ReplayRejected
+from engine.core.errors import DeckRejected, IllegalAction, ReplayDiverged, ReplayRejected
 from engine.core.game import get_game, new_match
 from engine.core.prng import Prng
 from engine.core.state import GameState, pack_ints, pack_prng
@@ -25,7 +25,7 @@ GAMES = ("metax", "metaversus", "metamasters")
 #: the state encoding, the shuffle or the setup changed, and every recorded transcript with it
 PINNED_START = {
     "metax": "227dba9dfa3ee50ff9410667817884e2db1ce33e5ffb3c240b95caf69b0ac44d",
-    "metaversus": "c46e942e47944147453835d886d6bc1482d08b6a8c44b54c68fbef50e92d19fb",
+    "metaversus": "c9bbd9e572b3f8daf1ac3ae8a1f9c3eb9282b337097daf95f85e89a3c87641e4",
     "metamasters": "c35e5c324ef27861e5b610194a1fe9f537cbabf5265bd98feef0cb3f33170f10",
 }
 
@@ -146,3 +146,27 @@ def test_packing_is_little_endian_fixed_width_and_refuses_overflow() -> None:
     )
     with pytest.raises(struct.error):
         pack_ints([2**63])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_remembered_decks_do_not_change_a_verdict(game: str) -> None:
+    g = get_game(game)
+    d0, d1 = g.starter_decks
+    opts = {**g.default_options}
+    new_match(game, (d0, d1), 1)  # remembered as the last legal pair
+    card = sorted(d0)[0]
+    for value in (True, float(d0[card]), d0[card] + 1):
+        lookalike = {**d0, card: value}
+        if g.check_deck(lookalike, {**opts, "seat": 0} if game == "metamasters" else opts):
+            with pytest.raises(DeckRejected):
+                new_match(game, (lookalike, d1), 1)
+        else:
+            new_match(game, (lookalike, d1), 1)
+        new_match(game, (d0, d1), 1)
+
+
+def test_the_remembered_options_do_not_let_a_lookalike_option_through() -> None:
+    g = get_game("metaversus")
+    new_match("metaversus", g.starter_decks, 1, {"max_rounds": 1})
+    with pytest.raises(DeckRejected):
+        new_match("metaversus", g.starter_decks, 1, {"max_rounds": True})

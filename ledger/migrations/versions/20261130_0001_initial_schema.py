@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: (none)
-Create Date: 2026-11-30 10:17:37.460282
+Create Date: 2026-11-30 10:57:50.058609
 """
 
 from __future__ import annotations
