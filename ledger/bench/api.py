@@ -245,6 +245,8 @@ def _closed_loop(
     for t in threads:
         t.join()
     elapsed = time.perf_counter() - t0
+    for c in http:
+        c.close()
     return {
         "deck_verify_max_per_s": round(sum(done) / elapsed, 1),
         "deck_verify_closed_loop_errors": sum(errors),

@@ -36,3 +36,17 @@ def test_migrations_match_the_models(database_url: str) -> None:
         engine.dispose()
     assert diff == [], diff
     assert set(SQLModel.metadata.tables) <= tables
+
+
+def test_db_upgrade_command(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from ledger.cli import app
+
+    url = f"sqlite:///{Path(str(tmp_path)) / 'sub' / 'cli.db'}"
+    result = CliRunner().invoke(app, ["db", "upgrade", "--url", url])
+    assert result.exit_code == 0, result.output
+    assert "database at revision 0001" in result.output
+    assert CliRunner().invoke(app, ["db", "current", "--url", url]).output.strip() == "0001"
