@@ -340,6 +340,8 @@ class _Verifier:
             if outcome.winner is None
             else f"seat {outcome.winner} ({to_checksum_address(winner)}) wins"
         )
+        if outcome.end_reason != "rules":
+            who += f" by the other seat's {outcome.end_reason}"
         return f"{outcome.actions} actions replayed: {who}, final state hash matches"
 
 

@@ -2,7 +2,7 @@
 
 Run it with ``metaledger worker`` (= ``celery -A workers.app:celery_app worker --beat
 --pool=solo --concurrency=1``). Tasks are thin: they call ``ledger.anchoring`` and
-``ledger.indexer``.
+``ledger.indexer`` and ``ledger.services.matches``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,12 @@ from ledger.settings import get_settings
 ANCHOR_TICK = "metaledger.anchoring.tick"
 ANCHOR_NOW = "metaledger.anchoring.anchor_now"
 INDEX_TICK = "metaledger.indexer.tick"
+EXPIRE_TICK = "metaledger.matches.expire_tick"
+
+
+def _expire_every(turn_timeout_seconds: int) -> float:
+    """How often to sweep for timed-out turns: a tenth of the timeout, between 1 s and 30 s."""
+    return min(30.0, max(1.0, turn_timeout_seconds / 10))
 
 
 def make_app() -> Celery:
@@ -45,6 +51,12 @@ def make_app() -> Celery:
                 "task": ANCHOR_TICK,
                 "schedule": anchor_every,
                 "options": {"expires": max(5.0, 5 * anchor_every)},
+            },
+            # an idle player loses even when no request touches the match
+            "expire": {
+                "task": EXPIRE_TICK,
+                "schedule": _expire_every(settings.turn_timeout_seconds),
+                "options": {"expires": 30.0},
             },
             "index": {
                 "task": INDEX_TICK,

@@ -9,6 +9,11 @@ Format "metaledger.transcript/1" (see docs/engine.md)::
      "checkpoints": {"every": 64, "hashes": ["<state hash after action 64>", ...]},
      "final_hash": "<state hash after the last action>", "over": true, "winner": 0}
 
+A match that ends by forfeit rather than by the rules (a player resigned, or ran out of time
+on their turn) carries `"forfeit": {"player": 1, "reason": "resign" | "timeout"}`; the key is
+absent otherwise. Replay then requires the rules not to have ended the match first, and a
+timeout to name the player whose turn it was; the other player wins.
+
 `checkpoints.hashes[k]` is the state hash after `(k + 1) * every` actions. Replaying validates
 every action (the game's `apply` raises IllegalAction naming the rule) and compares each
 checkpoint, so a replay stops at the first divergent checkpoint and says where.
@@ -30,6 +35,8 @@ from engine.core.version import ENGINE_VERSION
 TRANSCRIPT_FORMAT = "metaledger.transcript/1"
 #: default number of actions between two checkpoint hashes
 CHECKPOINT_EVERY = 64
+#: the ways a match can end other than by the rules
+FORFEIT_REASONS = ("resign", "timeout")
 
 
 @dataclass
@@ -49,10 +56,12 @@ class Transcript:
     final_hash: str | None = None
     over: bool = False
     winner: int | None = None
+    #: {"player": 0|1, "reason": "resign"|"timeout"} when the match ended by forfeit
+    forfeit: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The transcript as JSON-able data (the documented format)."""
-        return {
+        data = {
             "format": TRANSCRIPT_FORMAT,
             "game": self.game,
             "engine_version": self.engine_version,
@@ -67,6 +76,9 @@ class Transcript:
             "over": self.over,
             "winner": self.winner,
         }
+        if self.forfeit is not None:
+            data["forfeit"] = dict(self.forfeit)
+        return data
 
     def canonical_bytes(self) -> bytes:
         """Canonical JSON bytes (what `transcriptHash` is computed over)."""
@@ -127,6 +139,17 @@ class Transcript:
             raise TranscriptError("transcript final_hash must be a string or null")
         if winner not in (None, 0, 1) or isinstance(winner, bool):
             raise TranscriptError("transcript winner must be 0, 1 or null")
+        forfeit = data.get("forfeit")
+        if forfeit is not None and (
+            not isinstance(forfeit, Mapping)
+            or set(forfeit) != {"player", "reason"}
+            or forfeit["player"] not in (0, 1)
+            or isinstance(forfeit["player"], bool)
+            or forfeit["reason"] not in FORFEIT_REASONS
+        ):
+            raise TranscriptError(
+                'transcript forfeit must be {"player": 0|1, "reason": "resign"|"timeout"}'
+            )
         return Transcript(
             game=data["game"],
             engine_version=data["engine_version"],
@@ -141,6 +164,7 @@ class Transcript:
             final_hash=final_hash,
             over=bool(data.get("over", False)),
             winner=winner,
+            forfeit=dict(forfeit) if forfeit is not None else None,
         )
 
 
@@ -179,13 +203,33 @@ class Recorder:
         if len(t.actions) % t.checkpoint_every == 0:
             t.checkpoints.append(self.state.state_hash())
 
-    def finish(self) -> Transcript:
-        """Fill in the final hash and outcome, and return the transcript."""
+    def finish(self, forfeit: tuple[int, str] | None = None) -> Transcript:
+        """Fill in the final hash and outcome, and return the transcript.
+
+        `forfeit=(player, reason)` ends a running match: `player` resigned or timed out.
+        """
         t = self.transcript
         t.final_hash = self.state.state_hash()
-        t.over = self.state.is_over
-        t.winner = self.state.winner
+        t.over, t.winner, t.forfeit = outcome_of(self.state, forfeit)
         return t
+
+
+def outcome_of(
+    state: GameState, forfeit: tuple[int, str] | None = None
+) -> tuple[bool, int | None, dict[str, Any] | None]:
+    """(over, winner, forfeit record) of a state, optionally ended by `player`'s forfeit."""
+    if forfeit is None:
+        return state.is_over, state.winner, None
+    player, reason = forfeit
+    if reason not in FORFEIT_REASONS or player not in (0, 1):
+        raise TranscriptError(f"a forfeit is (player 0|1, one of {FORFEIT_REASONS}), got {forfeit!r}")
+    if state.is_over:
+        raise TranscriptError("the rules had already ended the match; there is nothing to forfeit")
+    if reason == "timeout" and state.current_player != player:
+        raise TranscriptError(
+            f"player {player} cannot time out: it was player {state.current_player}'s turn"
+        )
+    return True, 1 - player, {"player": player, "reason": reason}
 
 
 @dataclass
@@ -197,6 +241,8 @@ class ReplayResult:
     winner: int | None
     over: bool
     actions: int
+    #: "rules", "resign" or "timeout"
+    end_reason: str = "rules"
 
 
 def replay(transcript: Transcript | Mapping[str, Any], *, check_versions: bool = True) -> ReplayResult:
@@ -241,10 +287,11 @@ def replay(transcript: Transcript | Mapping[str, Any], *, check_versions: bool =
     final = state.state_hash()
     if t.final_hash is not None and final != t.final_hash:
         raise ReplayDiverged(len(t.actions), t.final_hash, final)
-    if t.final_hash is not None and (state.winner != t.winner or state.is_over != t.over):
+    forfeit = None if t.forfeit is None else (int(t.forfeit["player"]), str(t.forfeit["reason"]))
+    over, winner, _ = outcome_of(state, forfeit)  # TranscriptError for an impossible forfeit
+    if t.final_hash is not None and (winner != t.winner or over != t.over):
         raise ReplayDiverged(
-            len(t.actions),
-            f"over={t.over} winner={t.winner}",
-            f"over={state.is_over} winner={state.winner}",
+            len(t.actions), f"over={t.over} winner={t.winner}", f"over={over} winner={winner}"
         )
-    return ReplayResult(state, final, state.winner, state.is_over, len(t.actions))
+    reason = "rules" if forfeit is None else forfeit[1]
+    return ReplayResult(state, final, winner, over, len(t.actions), reason)

@@ -9,7 +9,7 @@ from eth_utils import keccak
 from sqlmodel import Session
 
 from engine.core.state import GameState
-from engine.core.transcript import CHECKPOINT_EVERY, Transcript
+from engine.core.transcript import CHECKPOINT_EVERY, FORFEIT_REASONS, Transcript, outcome_of
 from engine.core.version import ENGINE_VERSION
 from ledger import queries, signing
 from ledger.errors import Conflict, NotFound
@@ -29,10 +29,16 @@ def seed_commitments(operator_commit: str, commit0: str, commit1: str) -> bytes:
 
 
 def build_transcript(
-    db: Session, match: Match, seats: list[MatchSeat], state: GameState
+    db: Session,
+    match: Match,
+    seats: list[MatchSeat],
+    state: GameState,
+    forfeit: tuple[int, str] | None = None,
 ) -> Transcript:
-    """The match's transcript (engine format) from its stored header, actions and checkpoints."""
+    """The match's transcript (engine format) from its stored header, actions and checkpoints;
+    `forfeit=(seat, "resign"|"timeout")` when the match ended by a player's forfeit."""
     assert match.seed is not None
+    over, winner, forfeit_record = outcome_of(state, forfeit)
     return Transcript(
         game=match.game,
         engine_version=ENGINE_VERSION,
@@ -45,8 +51,9 @@ def build_transcript(
         checkpoint_every=CHECKPOINT_EVERY,
         checkpoints=list(match.checkpoints),
         final_hash=state.state_hash(),
-        over=state.is_over,
-        winner=state.winner,
+        over=over,
+        winner=winner,
+        forfeit=forfeit_record,
     )
 
 
@@ -62,7 +69,11 @@ def sign_and_store(
     """Sign the result of `match` and insert it with its outbox row (no commit)."""
     if match.ownership_block is None or match.seed is None:
         raise Conflict("the match never started; there is no result to sign")
-    transcript = build_transcript(db, match, seats, state)
+    forfeit = None
+    if reason in FORFEIT_REASONS:
+        assert winner_seat is not None
+        forfeit = (1 - winner_seat, reason)
+    transcript = build_transcript(db, match, seats, state, forfeit)
     transcript_json = transcript.to_json()
     winner = seats[winner_seat].address if winner_seat is not None else signing.ZERO_ADDRESS
     commits = [s.seed_commit for s in seats]

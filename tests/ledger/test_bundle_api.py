@@ -71,6 +71,14 @@ def test_api_matches_are_anchored_and_their_bundles_verify(
     commit_and_reveal([a], versus_bot["id"])
     assert play_bot_match(a, versus_bot["id"])["status"] == "finished"
 
+    # a match that ends by resignation: the forfeit is in the signed transcript
+    d3, d4 = register_deck(a, game.name, decks[0]), register_deck(b, game.name, decks[1])
+    resigned = a.post("/matches", {"game": game.name, "deck_id": d3["id"]}).json()
+    assert b.post(f"/matches/{resigned['id']}/join", {"deck_id": d4["id"]}).status_code == 200
+    commit_and_reveal([a, b], resigned["id"])
+    r = b.post(f"/matches/{resigned['id']}/resign")
+    assert r.status_code == 200, r.text
+
     # not anchored yet: 409, with the reason
     r = client.get(f"/matches/{duel['id']}/bundle")
     assert r.status_code == 409 and r.json()["reason"] == "not-anchored-yet", r.text
@@ -84,9 +92,13 @@ def test_api_matches_are_anchored_and_their_bundles_verify(
     finally:
         engine.dispose()
 
-    for match in (duel, versus_bot):
+    for match in (duel, versus_bot, resigned):
         r = client.get(f"/matches/{match['id']}/bundle")
         assert r.status_code == 200, r.text
-        checks = verify_bundle(r.json(), evm_snapshot.rpc_url)
+        bundle = r.json()
+        checks = verify_bundle(bundle, evm_snapshot.rpc_url)
         assert [c.name for c in checks] == list(CHECKS)
         assert all(c.ok for c in checks), [c for c in checks if not c.ok]
+    replayed = {c.name: c.detail for c in checks}["replay"]
+    assert replayed.endswith(f"seat 0 ({a.address}) wins by the other seat's resign, final state hash matches")
+    assert bundle["transcript"]["forfeit"] == {"player": 1, "reason": "resign"}
