@@ -35,7 +35,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="METALEDGER_", env_file=".env", extra="ignore")
 
     # where local state lives: SQLite file, redis data, chain logs, deployment file
-    data_dir: Path = Path(".metaledger")
+    data_dir: Path = Field(
+        Path(".metaledger"), description="local state: SQLite file, chain state, logs, deployment"
+    )
 
     # chain
     rpc_url: str = Field("http://127.0.0.1:8545", description="EVM JSON-RPC URL")
@@ -60,18 +62,20 @@ class Settings(BaseSettings):
     redis_port: int = Field(6390, description="port for the local redis-server")
 
     # API
-    api_host: str = "127.0.0.1"
-    api_port: int = 8000
+    api_host: str = Field("127.0.0.1", description="where `metaledger api` listens")
+    api_port: int = Field(8000, description="API port (a free one if taken, under `make run`)")
     siwe_domain: str | None = Field(None, description="default: <api_host>:<api_port>")
-    session_ttl_seconds: int = 24 * 3600
-    siwe_nonce_ttl_seconds: int = 600
+    session_ttl_seconds: int = Field(24 * 3600, description="how long a sign-in session lasts")
+    siwe_nonce_ttl_seconds: int = Field(600, description="how long a sign-in nonce may wait")
     turn_timeout_seconds: int = Field(300, description="an idle player loses after this long")
 
     # workers
     batch_max_results: int = Field(1024, ge=1, description="a batch closes at this many results")
     batch_max_seconds: float = Field(10.0, gt=0, description="... or after this many seconds")
     indexer_reorg_depth: int = Field(12, ge=0, description="blocks the indexer re-reads")
-    indexer_poll_seconds: float = 2.0
+    indexer_poll_seconds: float = Field(
+        2.0, description="how often the indexer looks for transfers"
+    )
 
     # --- API / services (added by the API work) ---
     chain_head_ttl_seconds: float = Field(

@@ -107,7 +107,9 @@ def validate_catalogue(data: Any, schema: CardSchema) -> Catalogue:
     if extra:
         raise CatalogueError(f"catalogue: unknown top-level field(s) {sorted(extra)}")
     if data["format"] != CATALOGUE_FORMAT:
-        raise CatalogueError(f"catalogue: format must be {CATALOGUE_FORMAT!r}, got {data['format']!r}")
+        raise CatalogueError(
+            f"catalogue: format must be {CATALOGUE_FORMAT!r}, got {data['format']!r}"
+        )
     game = data["game"]
     if not isinstance(game, str) or not isinstance(data["version"], str):
         raise CatalogueError("catalogue: 'game' and 'version' must be strings")
@@ -120,7 +122,9 @@ def validate_catalogue(data: Any, schema: CardSchema) -> Catalogue:
             raise CatalogueError(f"catalogue {game}: card #{n} is not an object")
         cid = card.get("id")
         if not isinstance(cid, str) or not cid:
-            raise CatalogueError(f"catalogue {game}: card #{n}: field 'id': required non-empty string")
+            raise CatalogueError(
+                f"catalogue {game}: card #{n}: field 'id': required non-empty string"
+            )
         if cid in by_id:
             raise CatalogueError(f"catalogue {game}: card {cid!r}: duplicate id")
         _validate_card(game, card, schema)
@@ -145,7 +149,9 @@ def _validate_card(game: str, card: Mapping[str, Any], schema: CardSchema) -> No
     fields = {**schema.common, **schema.kinds[kind]}
     for name in card:
         if name not in fields:
-            raise CatalogueError(f"catalogue {game}: card {cid!r}: unknown field {name!r} for a {kind}")
+            raise CatalogueError(
+                f"catalogue {game}: card {cid!r}: unknown field {name!r} for a {kind}"
+            )
     for name, spec in fields.items():
         if name not in card:
             if spec.required:

@@ -75,7 +75,13 @@ class EffectFrame:
     __slots__ = ("controller", "effect", "source", "step", "target", "value")
 
     def __init__(
-        self, effect: int, source: int, controller: int, step: int = 0, target: int = -1, value: int = 0
+        self,
+        effect: int,
+        source: int,
+        controller: int,
+        step: int = 0,
+        target: int = -1,
+        value: int = 0,
     ) -> None:
         self.effect = effect
         self.source = source
@@ -95,7 +101,9 @@ class EffectFrame:
 
     def clone(self) -> EffectFrame:
         """An independent copy."""
-        return EffectFrame(self.effect, self.source, self.controller, self.step, self.target, self.value)
+        return EffectFrame(
+            self.effect, self.source, self.controller, self.step, self.target, self.value
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +143,9 @@ class EffectCompiler(Generic[S]):
         self._ops: dict[str, tuple[Callable[[dict[str, Any]], Any], dict[str, Param]]] = {}
         self._named: dict[str, tuple[Callable[[dict[str, Any]], Any], dict[str, Param]]] = {}
 
-    def op(self, name: str, **params: Param) -> Callable[[Callable[[dict[str, Any]], Any]], Callable[[dict[str, Any]], Any]]:
+    def op(
+        self, name: str, **params: Param
+    ) -> Callable[[Callable[[dict[str, Any]], Any]], Callable[[dict[str, Any]], Any]]:
         """Decorator registering an operation factory under `name` with its parameters."""
         if name == "python":
             raise ValueError("'python' is reserved for named effects")
@@ -148,7 +158,9 @@ class EffectCompiler(Generic[S]):
 
         return register
 
-    def named(self, name: str, **params: Param) -> Callable[[Callable[[dict[str, Any]], Any]], Callable[[dict[str, Any]], Any]]:
+    def named(
+        self, name: str, **params: Param
+    ) -> Callable[[Callable[[dict[str, Any]], Any]], Callable[[dict[str, Any]], Any]]:
         """Decorator registering a named Python effect factory (the vocabulary's escape hatch)."""
 
         def register(factory: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
@@ -172,7 +184,9 @@ class EffectCompiler(Generic[S]):
     def compile(self, decl: Any, where: str) -> Effect[S]:
         """Compile a declaration (a list of steps) once; CatalogueError names `where` and the step."""
         if not isinstance(decl, list):
-            raise CatalogueError(f"catalogue {self.game}: card {where!r}: effect must be a list of steps")
+            raise CatalogueError(
+                f"catalogue {self.game}: card {where!r}: effect must be a list of steps"
+            )
         steps: list[Step[S]] = []
         for i, raw in enumerate(decl):
             at = f"catalogue {self.game}: card {where!r}: effect step {i}"
@@ -206,7 +220,9 @@ class EffectCompiler(Generic[S]):
         return Effect(where, tuple(steps))
 
 
-def _check_params(at: str, op: str, args: Mapping[str, Any], params: Mapping[str, Param]) -> dict[str, Any]:
+def _check_params(
+    at: str, op: str, args: Mapping[str, Any], params: Mapping[str, Param]
+) -> dict[str, Any]:
     unknown = set(args) - set(params)
     if unknown:
         raise CatalogueError(f"{at}: operation {op!r}: unknown parameter(s) {sorted(unknown)}")
@@ -225,15 +241,21 @@ def _check_params(at: str, op: str, args: Mapping[str, Any], params: Mapping[str
             "list": isinstance(value, list),
         }.get(spec.type, False)
         if not ok:
-            raise CatalogueError(f"{at}: operation {op!r}: parameter {name!r}: expected {spec.type}, got {value!r}")
+            raise CatalogueError(
+                f"{at}: operation {op!r}: parameter {name!r}: expected {spec.type}, got {value!r}"
+            )
         if spec.choices is not None and value not in spec.choices:
             raise CatalogueError(
                 f"{at}: operation {op!r}: parameter {name!r}: expected one of {list(spec.choices)}, got {value!r}"
             )
         if spec.min is not None and isinstance(value, int) and value < spec.min:
-            raise CatalogueError(f"{at}: operation {op!r}: parameter {name!r}: must be >= {spec.min}")
+            raise CatalogueError(
+                f"{at}: operation {op!r}: parameter {name!r}: must be >= {spec.min}"
+            )
         if spec.max is not None and isinstance(value, int) and value > spec.max:
-            raise CatalogueError(f"{at}: operation {op!r}: parameter {name!r}: must be <= {spec.max}")
+            raise CatalogueError(
+                f"{at}: operation {op!r}: parameter {name!r}: must be <= {spec.max}"
+            )
         out[name] = value
     return out
 

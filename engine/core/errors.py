@@ -43,7 +43,9 @@ class ReplayDiverged(EngineError):
     """A replay whose state hash differs from the recorded checkpoint."""
 
     def __init__(self, index: int, expected: str, actual: str) -> None:
-        super().__init__(f"state hash diverged after action {index}: expected {expected}, got {actual}")
+        super().__init__(
+            f"state hash diverged after action {index}: expected {expected}, got {actual}"
+        )
         self.index = index
         self.expected = expected
         self.actual = actual

@@ -56,7 +56,9 @@ _LOW_ORDER = [itemgetter(*_low_order(q)) for q in range(math.factorial(_LOW))]
 
 def _digit_pairs(
     n: int,
-) -> tuple[tuple[tuple[int, int, int, tuple[tuple[int, int], ...]], ...], tuple[tuple[int, int], ...], bool]:
+) -> tuple[
+    tuple[tuple[int, int, int, tuple[tuple[int, int], ...]], ...], tuple[tuple[int, int], ...], bool
+]:
     """How a one-output shuffle of n items reads its digits: pairs (i, i - 1, k * (k - 1),
     digits) with digits[q] = (q % k, q // k) for k = i + 1, then the odd radix left, if any;
     with n >= _LOW, only for positions n-1 .. _LOW, and True: the rest is `_LOW_ORDER`."""

@@ -85,8 +85,18 @@ def run_scenario(data: Any, name: str = "<scenario>") -> ScenarioResult:
     if not isinstance(data, Mapping):
         raise ScenarioError(f"{name}: a scenario is a JSON object")
     if data.get("format") != SCENARIO_FORMAT:
-        raise ScenarioError(f"{name}: format must be {SCENARIO_FORMAT!r}, got {data.get('format')!r}")
-    unknown = set(data) - {"format", "game", "description", "rules", "position", "actions", "expect"}
+        raise ScenarioError(
+            f"{name}: format must be {SCENARIO_FORMAT!r}, got {data.get('format')!r}"
+        )
+    unknown = set(data) - {
+        "format",
+        "game",
+        "description",
+        "rules",
+        "position",
+        "actions",
+        "expect",
+    }
     if unknown:
         raise ScenarioError(f"{name}: unknown field(s) {sorted(unknown)}")
     game_name = data.get("game")
@@ -108,8 +118,15 @@ def run_scenario(data: Any, name: str = "<scenario>") -> ScenarioResult:
         where = f"{name}: actions[{i}]"
         if isinstance(entry, list):
             entry = {"action": entry}
-        if not isinstance(entry, Mapping) or not set(entry) <= {"action", "rejected", "expect", "note"}:
-            raise ScenarioError(f"{where}: an entry is [kind, *args] or {{action, rejected?, expect?}}")
+        if not isinstance(entry, Mapping) or not set(entry) <= {
+            "action",
+            "rejected",
+            "expect",
+            "note",
+        }:
+            raise ScenarioError(
+                f"{where}: an entry is [kind, *args] or {{action, rejected?, expect?}}"
+            )
         if "action" in entry:
             action = _action(entry["action"], where)
             rejected = entry.get("rejected")
@@ -119,23 +136,34 @@ def run_scenario(data: Any, name: str = "<scenario>") -> ScenarioResult:
                     state.apply(action)
                 except IllegalAction as exc:
                     if exc.rule != rejected:
-                        failures.append(f"actions[{i}] {entry['action']}: rejected by {exc.rule!r} ({exc.message}), expected {rejected!r}")
+                        failures.append(
+                            f"actions[{i}] {entry['action']}: rejected by {exc.rule!r} ({exc.message}), expected {rejected!r}"
+                        )
                     elif state.state_hash() != before:
-                        failures.append(f"actions[{i}] {entry['action']}: rejected but the state changed")
+                        failures.append(
+                            f"actions[{i}] {entry['action']}: rejected but the state changed"
+                        )
                 else:
-                    failures.append(f"actions[{i}] {entry['action']}: applied, expected rejection by {rejected!r}")
+                    failures.append(
+                        f"actions[{i}] {entry['action']}: applied, expected rejection by {rejected!r}"
+                    )
                     break
             else:
                 try:
                     state.apply(action)
                 except IllegalAction as exc:
-                    failures.append(f"actions[{i}] {entry['action']}: rejected by {exc.rule!r}: {exc.message}")
+                    failures.append(
+                        f"actions[{i}] {entry['action']}: rejected by {exc.rule!r}: {exc.message}"
+                    )
                     break
                 except EngineError as exc:
                     failures.append(f"actions[{i}] {entry['action']}: engine error: {exc}")
                     break
         if "expect" in entry:
-            failures.extend(f"after actions[{i}]: {f}" for f in compare(entry["expect"], game.scenario_view(state)))
+            failures.extend(
+                f"after actions[{i}]: {f}"
+                for f in compare(entry["expect"], game.scenario_view(state))
+            )
     if "expect" in data and not failures:
         failures.extend(compare(data["expect"], game.scenario_view(state)))
     return ScenarioResult(name, not failures, failures, state)

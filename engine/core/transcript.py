@@ -94,7 +94,9 @@ class Transcript:
         if not isinstance(data, Mapping):
             raise TranscriptError("a transcript is a JSON object")
         if data.get("format") != TRANSCRIPT_FORMAT:
-            raise TranscriptError(f"transcript format must be {TRANSCRIPT_FORMAT!r}, got {data.get('format')!r}")
+            raise TranscriptError(
+                f"transcript format must be {TRANSCRIPT_FORMAT!r}, got {data.get('format')!r}"
+            )
         for key, typ in (
             ("game", str),
             ("engine_version", str),
@@ -111,26 +113,37 @@ class Transcript:
         try:
             seed = int(data["seed"], 16)
         except ValueError:
-            raise TranscriptError(f"transcript seed must be a hex string, got {data['seed']!r}") from None
+            raise TranscriptError(
+                f"transcript seed must be a hex string, got {data['seed']!r}"
+            ) from None
         if seed < 0:
             raise TranscriptError("transcript seed must be non-negative")
         decks = data["decks"]
         if len(decks) != 2 or not all(
             isinstance(d, dict)
-            and all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in d.items())
+            and all(
+                isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+                for k, v in d.items()
+            )
             for d in decks
         ):
             raise TranscriptError("transcript decks must be two objects {card_id: copies}")
         for i, a in enumerate(data["actions"]):
-            if not isinstance(a, list) or not a or not isinstance(a[0], str) or not all(
-                isinstance(x, int) and not isinstance(x, bool) for x in a[1:]
+            if (
+                not isinstance(a, list)
+                or not a
+                or not isinstance(a[0], str)
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in a[1:])
             ):
                 raise TranscriptError(f"transcript action {i} must be [kind, *int_args], got {a!r}")
         cp = data["checkpoints"]
         every = cp.get("every")
         hashes = cp.get("hashes")
-        if not isinstance(every, int) or every < 1 or not isinstance(hashes, list) or not all(
-            isinstance(h, str) for h in hashes
+        if (
+            not isinstance(every, int)
+            or every < 1
+            or not isinstance(hashes, list)
+            or not all(isinstance(h, str) for h in hashes)
         ):
             raise TranscriptError("transcript checkpoints must be {every: int >= 1, hashes: [str]}")
         final_hash = data.get("final_hash")
@@ -222,7 +235,9 @@ def outcome_of(
         return state.is_over, state.winner, None
     player, reason = forfeit
     if reason not in FORFEIT_REASONS or player not in (0, 1):
-        raise TranscriptError(f"a forfeit is (player 0|1, one of {FORFEIT_REASONS}), got {forfeit!r}")
+        raise TranscriptError(
+            f"a forfeit is (player 0|1, one of {FORFEIT_REASONS}), got {forfeit!r}"
+        )
     if state.is_over:
         raise TranscriptError("the rules had already ended the match; there is nothing to forfeit")
     if reason == "timeout" and state.current_player != player:
@@ -245,7 +260,9 @@ class ReplayResult:
     end_reason: str = "rules"
 
 
-def replay(transcript: Transcript | Mapping[str, Any], *, check_versions: bool = True) -> ReplayResult:
+def replay(
+    transcript: Transcript | Mapping[str, Any], *, check_versions: bool = True
+) -> ReplayResult:
     """Replay a transcript, validating every action and every checkpoint.
 
     Raises TranscriptError (malformed, or another game/ruleset/catalogue/engine version),

@@ -52,7 +52,10 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
     first = options.get("first")
     last = _LAST_LEGAL
     if not (
-        last and same_deck(decks[0], last[0]) and same_deck(decks[1], last[1]) and same_options(options, last[2])
+        last
+        and same_deck(decks[0], last[0])
+        and same_deck(decks[1], last[1])
+        and same_options(options, last[2])
     ):
         violations: list[Violation] = []
         for seat in (0, 1):
@@ -60,7 +63,9 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
                 violations.append(Violation(v.rule, f"player {seat}: {v.message}", v.card))
         if first is not None and first not in (0, 1):
             violations.append(
-                Violation("metamasters.options.first", f"option first must be 0 or 1, got {first!r}")
+                Violation(
+                    "metamasters.options.first", f"option first must be 0 or 1, got {first!r}"
+                )
             )
         if violations:
             raise DeckRejected(violations)

@@ -372,7 +372,13 @@ class MetaMastersState(GameState):
             flat += pr
         flat.append(len(on_field))
         f, po, sa, em, im = self.faceup, self.pos, self.set_at, self.ego_mod, self.int_mod
-        at, ba, pc, pv, ho = self.attacked, self.bonus_atk, self.pos_changed, self.pos_revert, self.host
+        at, ba, pc, pv, ho = (
+            self.attacked,
+            self.bonus_atk,
+            self.pos_changed,
+            self.pos_revert,
+            self.host,
+        )
         for i in on_field:
             flat += (i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pv[i], ho[i])
         h0, h1 = self.hand
@@ -386,7 +392,9 @@ class MetaMastersState(GameState):
             len(h1), *h1, len(d1), *d1, len(a1), *a1, len(s1), *s1, len(l1), *l1,
             len(t1), *t1, len(e1), *e1, len(k1), *k1,
         )  # fmt: skip
-        return _static_bytes(self.cid, self.owner) + pack_prng(self.prng.get_state()) + pack_ints(flat)
+        return (
+            _static_bytes(self.cid, self.owner) + pack_prng(self.prng.get_state()) + pack_ints(flat)
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Self:

@@ -122,7 +122,10 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
     opts = {**DEFAULT_OPTIONS, **options}
     last = _LAST_LEGAL
     if not (
-        last and same_deck(decks[0], last[0]) and same_deck(decks[1], last[1]) and same_options(opts, last[2])
+        last
+        and same_deck(decks[0], last[0])
+        and same_deck(decks[1], last[1])
+        and same_options(opts, last[2])
     ):
         violations = [v for d in decks for v in check_deck(d, opts)]
         if violations:

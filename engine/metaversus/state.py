@@ -396,7 +396,9 @@ class WishState(GameState):
                     self._play(self.active, raw[1], raw[2])
                 elif kind == "wish":
                     if self.phase != WISH:
-                        raise _illegal("wish.phase", "a Wishing Star is taken only in the Wish Phase")
+                        raise _illegal(
+                            "wish.phase", "a Wishing Star is taken only in the Wish Phase"
+                        )
                     p = self.active
                     self.stars[p] = min(MAX_STARS, self.stars[p] + 1)
                     self._end_turn()
@@ -925,7 +927,14 @@ class WishState(GameState):
         then its ints (an effect frame as -1 then its six fields); then the card numbers of
         those zones, in that order, one byte each (card numbers are below 256).
         """
-        hand, deck, disc, play, rem, pile = self.hand, self.deck, self.disc, self.play, self.removed, self.pile
+        hand, deck, disc, play, rem, pile = (
+            self.hand,
+            self.deck,
+            self.disc,
+            self.play,
+            self.removed,
+            self.pile,
+        )
         h0, h1 = hand
         d0, d1 = deck
         x0, x1 = disc
@@ -951,7 +960,9 @@ class WishState(GameState):
             else:
                 flat.append(len(e))
                 flat += e
-        cards = bytes([*h0, *h1, *d0, *d1, *x0, *x1, *p0, *p1, *r0, *r1, *q0, *q1, *nt, *s0, *s1, *k0, *k1])
+        cards = bytes(
+            [*h0, *h1, *d0, *d1, *x0, *x1, *p0, *p1, *r0, *r1, *q0, *q1, *nt, *s0, *s1, *k0, *k1]
+        )
         return pack_prng(self.rng.get_state()) + pack_ints(flat) + cards
 
     @classmethod

@@ -72,6 +72,7 @@ CATALOGUE = load_catalogue("engine.metax", "catalogue.json", SCHEMA)
 CARDS = CATALOGUE.cards
 CID: dict[str, int] = CATALOGUE.index_of()
 
+
 def _build() -> None:
     for card in CARDS:
         kind = KINDS.index(card["kind"])
@@ -86,7 +87,9 @@ def _build() -> None:
         bonus: tuple[int, int, str | None, bool] | None = None
         if kind == CHARACTER:
             stats = card["stats"]
-            CSTATS.append((stats.get("strength", 0), stats.get("intelligence", 0), stats.get("special", 0)))
+            CSTATS.append(
+                (stats.get("strength", 0), stats.get("intelligence", 0), stats.get("special", 0))
+            )
             BSTATS.append(())
             RANK.append(0)
             MP.append(card["mp"])
@@ -129,9 +132,36 @@ _build()
 
 
 __all__ = [
-    "ANY", "BASIC", "BATTLE", "BONUS", "BSTATS", "CARDS", "CATALOGUE", "CHARACTER", "CID", "CONTINUOUS",
-    "CSTATS", "EFFECT", "EFFECT_KIND", "EVENT", "HP_EXTRA", "INT", "KIND", "MP", "NAME", "ON_ATTACK",
-    "ON_DEFENSE", "PLAYED", "PUSH", "RANK", "SCHEMA", "SPE", "STAT_NAMES", "STR", "TKO_EXTRA", "TRAIT",
+    "ANY",
+    "BASIC",
+    "BATTLE",
+    "BONUS",
+    "BSTATS",
+    "CARDS",
+    "CATALOGUE",
+    "CHARACTER",
+    "CID",
+    "CONTINUOUS",
+    "CSTATS",
+    "EFFECT",
+    "EFFECT_KIND",
+    "EVENT",
+    "HP_EXTRA",
+    "INT",
+    "KIND",
+    "MP",
+    "NAME",
+    "ON_ATTACK",
+    "ON_DEFENSE",
+    "PLAYED",
+    "PUSH",
+    "RANK",
+    "SCHEMA",
+    "SPE",
+    "STAT_NAMES",
+    "STR",
+    "TKO_EXTRA",
+    "TRAIT",
 ]
 
 

@@ -187,7 +187,9 @@ class _ModifyChosen(Choice):
         self.n = n
 
     def candidates(self, state: MetaXState, frame: EffectFrame) -> list[int]:
-        return [c for c in state.chars[frame.controller] if c >= 0 and state.base_stat(c, self.stat) > 0]
+        return [
+            c for c in state.chars[frame.controller] if c >= 0 and state.base_stat(c, self.stat) > 0
+        ]
 
     def pick(self, state: MetaXState, frame: EffectFrame, iid: int) -> None:
         state.modify_stat(iid, self.stat, self.n)
@@ -196,7 +198,11 @@ class _ModifyChosen(Choice):
         return f"give {self.n:+d} {STATS[self.stat]} until end of turn to"
 
 
-@fx.op("remove_damage", n=Param("int", 1, min=1, max=3), target=Param("str", "self", ("self", "choose")))
+@fx.op(
+    "remove_damage",
+    n=Param("int", 1, min=1, max=3),
+    target=Param("str", "self", ("self", "choose")),
+)
 def _remove_damage(p: dict[str, Any]) -> Step[MetaXState] | Fn:
     n = p["n"]
     if p["target"] == "self":

@@ -37,10 +37,18 @@ def check_deck(deck: Deck, options: Mapping[str, Any] | None = None) -> list[Vio
     first_id: dict[Any, str] = {}
     for card_id, copies in sorted(deck.items()):
         if card_id not in CID:
-            out.append(Violation("metax.deck.unknown-card", f"{card_id!r} is not a MetaX card", card_id))
+            out.append(
+                Violation("metax.deck.unknown-card", f"{card_id!r} is not a MetaX card", card_id)
+            )
             continue
         if not isinstance(copies, int) or isinstance(copies, bool) or copies < 0:
-            out.append(Violation("metax.deck.copies", f"{card_id}: copies must be a non-negative integer", card_id))
+            out.append(
+                Violation(
+                    "metax.deck.copies",
+                    f"{card_id}: copies must be a non-negative integer",
+                    card_id,
+                )
+            )
             continue
         total += copies
         cid = CID[card_id]
@@ -56,7 +64,11 @@ def check_deck(deck: Deck, options: Mapping[str, Any] | None = None) -> list[Vio
         else:
             multis[RANK[cid]] += copies
     if total != DECK_SIZE:
-        out.append(Violation("metax.deck.size", f"a deck has exactly {DECK_SIZE} cards, this one has {total}"))
+        out.append(
+            Violation(
+                "metax.deck.size", f"a deck has exactly {DECK_SIZE} cards, this one has {total}"
+            )
+        )
     for (title, subtitle), n in sorted(characters.items()):
         if n > MAX_COPIES:
             out.append(
@@ -164,10 +176,16 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
         for p in (0, 1):
             violations = _checked(decks[p])
             if violations:
-                raise DeckRejected([Violation(v.rule, f"player {p}: {v.message}", v.card) for v in violations])
+                raise DeckRejected(
+                    [Violation(v.rule, f"player {p}: {v.message}", v.card) for v in violations]
+                )
         cards, owner, piles, static = _instances(decks)
         if plain_deck(decks[0]) and plain_deck(decks[1]):
-            _LAST_PAIR[:] = [dict(decks[0]), dict(decks[1]), (cards, owner, [piles[0][:], piles[1][:]], static)]
+            _LAST_PAIR[:] = [
+                dict(decks[0]),
+                dict(decks[1]),
+                (cards, owner, [piles[0][:], piles[1][:]], static),
+            ]
     prng = Prng(seed)
     st = MetaXState.empty(cards, owner, prng, static)
     for p in (0, 1):
@@ -407,21 +425,76 @@ def _deck(*entries: tuple[str, int]) -> dict[str, int]:
 #: two legal 40-card starter decks (14 Characters, 6 Events, 20 Battle Cards)
 STARTER_DECKS: tuple[dict[str, int], dict[str, int]] = (
     _deck(  # Justice League & Lanterns
-        ("JL-001", 1), ("JL-002", 1), ("JL-003", 1), ("JL-004", 2), ("JL-005", 1), ("JL-006", 1),
-        ("JL-007", 1), ("GL-001", 1), ("GL-002", 1), ("GL-003", 1), ("GL-004", 1), ("BM-001", 1),
+        ("JL-001", 1),
+        ("JL-002", 1),
+        ("JL-003", 1),
+        ("JL-004", 2),
+        ("JL-005", 1),
+        ("JL-006", 1),
+        ("JL-007", 1),
+        ("GL-001", 1),
+        ("GL-002", 1),
+        ("GL-003", 1),
+        ("GL-004", 1),
+        ("BM-001", 1),
         ("BM-002", 1),
-        ("EV-001", 1), ("EV-002", 2), ("EV-004", 1), ("EV-005", 1), ("EV-008", 1),
-        ("U92-JL", 2), ("U94-JL", 1), ("U99-AT", 1), ("BC-101", 1), ("BC-104", 1), ("BC-106", 1),
-        ("B-STR-2", 1), ("B-STR-3", 1), ("B-STR-4", 2), ("B-STR-5", 1),
-        ("B-INT-2", 1), ("B-INT-3", 1), ("B-INT-4", 1), ("B-SPE-2", 1), ("B-SPE-3", 2), ("B-SPE-4", 1), ("B-SPE-5", 1),
+        ("EV-001", 1),
+        ("EV-002", 2),
+        ("EV-004", 1),
+        ("EV-005", 1),
+        ("EV-008", 1),
+        ("U92-JL", 2),
+        ("U94-JL", 1),
+        ("U99-AT", 1),
+        ("BC-101", 1),
+        ("BC-104", 1),
+        ("BC-106", 1),
+        ("B-STR-2", 1),
+        ("B-STR-3", 1),
+        ("B-STR-4", 2),
+        ("B-STR-5", 1),
+        ("B-INT-2", 1),
+        ("B-INT-3", 1),
+        ("B-INT-4", 1),
+        ("B-SPE-2", 1),
+        ("B-SPE-3", 2),
+        ("B-SPE-4", 1),
+        ("B-SPE-5", 1),
     ),
     _deck(  # Scout Regiment & Titans
-        ("AT-001", 2), ("AT-002", 2), ("AT-003", 1), ("AT-004", 1), ("AT-005", 1), ("AT-006", 2),
-        ("AT-007", 1), ("AT-008", 1), ("AT-009", 1), ("GL-007", 1), ("BM-005", 1),
-        ("EV-003", 2), ("EV-006", 1), ("EV-007", 1), ("EV-009", 1), ("EV-010", 1),
-        ("U82-AT", 2), ("C40-BM", 1), ("U94-JL", 1), ("BC-102", 1), ("BC-103", 1), ("BC-105", 1),
-        ("B-STR-2", 1), ("B-STR-3", 2), ("B-STR-4", 1), ("B-STR-5", 1), ("B-STR-6", 1),
-        ("B-INT-3", 2), ("B-INT-4", 1), ("B-INT-5", 1), ("B-SPE-2", 1), ("B-SPE-3", 1), ("B-SPE-4", 1),
+        ("AT-001", 2),
+        ("AT-002", 2),
+        ("AT-003", 1),
+        ("AT-004", 1),
+        ("AT-005", 1),
+        ("AT-006", 2),
+        ("AT-007", 1),
+        ("AT-008", 1),
+        ("AT-009", 1),
+        ("GL-007", 1),
+        ("BM-005", 1),
+        ("EV-003", 2),
+        ("EV-006", 1),
+        ("EV-007", 1),
+        ("EV-009", 1),
+        ("EV-010", 1),
+        ("U82-AT", 2),
+        ("C40-BM", 1),
+        ("U94-JL", 1),
+        ("BC-102", 1),
+        ("BC-103", 1),
+        ("BC-105", 1),
+        ("B-STR-2", 1),
+        ("B-STR-3", 2),
+        ("B-STR-4", 1),
+        ("B-STR-5", 1),
+        ("B-STR-6", 1),
+        ("B-INT-3", 2),
+        ("B-INT-4", 1),
+        ("B-INT-5", 1),
+        ("B-SPE-2", 1),
+        ("B-SPE-3", 1),
+        ("B-SPE-4", 1),
     ),
 )
 

@@ -49,7 +49,16 @@ LINK_COST = 5
 # prompt kinds (first element of a prompt tuple; the second is the deciding player)
 P_FIRST, P_MULLIGAN, P_ORDER, P_PLANNING, P_ATTACKS, P_DEFENSE, P_DAMAGE, P_CHOICE = range(8)
 P_EFFECT = 8  # an EffectFrame on the stack (never the top of a settled state)
-PROMPT_NAMES = ("first-player", "mulligan", "mulligan-order", "planning", "attacks", "defense", "damage", "choice")
+PROMPT_NAMES = (
+    "first-player",
+    "mulligan",
+    "mulligan-order",
+    "planning",
+    "attacks",
+    "defense",
+    "damage",
+    "choice",
+)
 
 # attack record fields
 A_LEAD, A_CARD, A_STAT, A_LINK1, A_LINK2, A_DEF, A_DCARD, A_DONE = range(8)
@@ -125,7 +134,9 @@ class MetaXState(GameState):
     # --- construction -------------------------------------------------------------------
 
     @classmethod
-    def empty(cls, cards: list[int], owner: list[int], prng: Prng, static: str | None = None) -> MetaXState:
+    def empty(
+        cls, cards: list[int], owner: list[int], prng: Prng, static: str | None = None
+    ) -> MetaXState:
         """A state with no card anywhere yet (builders fill the zones)."""
         s = cls.__new__(cls)
         s.cards = cards
@@ -206,7 +217,9 @@ class MetaXState(GameState):
             "over": self.over,
             "win": self.win,
             "attacks": self.attacks,
-            "stack": [[P_EFFECT, *x.to_json()] if type(x) is EffectFrame else list(x) for x in self.stack],
+            "stack": [
+                [P_EFFECT, *x.to_json()] if type(x) is EffectFrame else list(x) for x in self.stack
+            ],
             "prng": self.prng.get_state(),
         }
 
@@ -261,7 +274,17 @@ class MetaXState(GameState):
         s = cls.__new__(cls)
         s.cards, s.owner = _parse_static(data["static"])
         s.static = data["static"]
-        for key in ("decks", "hands", "discards", "vps", "limbo", "chars", "pushed", "entered", "mods"):
+        for key in (
+            "decks",
+            "hands",
+            "discards",
+            "vps",
+            "limbo",
+            "chars",
+            "pushed",
+            "entered",
+            "mods",
+        ):
             setattr(s, key, [list(data[key][0]), list(data[key][1])])
         s.dmg = [[list(x) for x in data["dmg"][0]], [list(x) for x in data["dmg"][1]]]
         s.mp = list(data["mp"])
@@ -366,7 +389,11 @@ class MetaXState(GameState):
                 acts.append(Action("choose", (-1,)))
             return acts
         if kind == P_DAMAGE:
-            return [Action("resolve", (a[A_LEAD],)) for a in self.attacks if a[A_DEF] >= 0 and not a[A_DONE]]
+            return [
+                Action("resolve", (a[A_LEAD],))
+                for a in self.attacks
+                if a[A_DEF] >= 0 and not a[A_DONE]
+            ]
         if kind == P_ORDER:
             return [Action("bottom", (i,)) for i in self.hands[p]]
         if kind == P_MULLIGAN:
@@ -389,7 +416,9 @@ class MetaXState(GameState):
                 f"{kind!r} is not possible now (waiting for {PROMPT_NAMES[top[0]]} from player {top[1]})",
             )
         if len(args) not in entry[2]:
-            raise _illegal("flow.arguments", f"{kind!r} takes {'/'.join(map(str, entry[2]))} argument(s)")
+            raise _illegal(
+                "flow.arguments", f"{kind!r} takes {'/'.join(map(str, entry[2]))} argument(s)"
+            )
         entry[0](self, top[1], *args)
 
     def apply_actions(self, actions: Sequence[Sequence[Any]], start: int, stop: int) -> None:
@@ -427,7 +456,8 @@ class MetaXState(GameState):
                     )
                 if len(raw) - 1 not in entry[2]:
                     raise _illegal(
-                        "flow.arguments", f"{kind!r} takes {'/'.join(map(str, entry[2]))} argument(s)"
+                        "flow.arguments",
+                        f"{kind!r} takes {'/'.join(map(str, entry[2]))} argument(s)",
                     )
                 n = len(raw)
                 if n == 1:
@@ -545,7 +575,11 @@ class MetaXState(GameState):
             if bonus is None:
                 continue
             stat, n, btrait, others = bonus
-            if out[stat] and (btrait is None or btrait == TRAIT[cid]) and not (others and other == iid):
+            if (
+                out[stat]
+                and (btrait is None or btrait == TRAIT[cid])
+                and not (others and other == iid)
+            ):
                 out[stat] += n
         return out
 
@@ -883,7 +917,12 @@ class MetaXState(GameState):
         return out
 
     def _team_actions(
-        self, ready: list[int], bcs: list[int], stats: dict[int, Sequence[int]], mp: int, out: list[Action]
+        self,
+        ready: list[int],
+        bcs: list[int],
+        stats: dict[int, Sequence[int]],
+        mp: int,
+        out: list[Action],
     ) -> None:
         cards = self.cards
         for lead in ready:
@@ -1035,7 +1074,9 @@ def _in_hand(st: MetaXState, p: int, iid: int, kind: int, rule: str, what: str) 
 def _play_character(st: MetaXState, p: int, iid: int) -> None:
     cid = _in_hand(st, p, iid, CHARACTER, "planning", "a Character")
     if st.played_char:
-        raise _illegal("planning.one-character-per-turn", "you already played a Character this turn")
+        raise _illegal(
+            "planning.one-character-per-turn", "you already played a Character this turn"
+        )
     slots = st.chars[p]
     if -1 not in slots:
         raise _illegal("planning.character-limit", "you already control three Characters")
@@ -1054,7 +1095,9 @@ def _play_character(st: MetaXState, p: int, iid: int) -> None:
 def _play_event(st: MetaXState, p: int, iid: int) -> None:
     cid = _in_hand(st, p, iid, EVENT, "planning", "an Event")
     if MP[cid] > st.mp[p]:
-        raise _illegal("planning.event-cost", f"{NAME[cid]} costs {MP[cid]} MP; you have {st.mp[p]}")
+        raise _illegal(
+            "planning.event-cost", f"{NAME[cid]} costs {MP[cid]} MP; you have {st.mp[p]}"
+        )
     st.hands[p].remove(iid)
     st.mp[p] -= MP[cid]
     st.limbo[p].append(iid)
@@ -1129,17 +1172,27 @@ def _team_attack(st: MetaXState, p: int, lead: int, b: int, stat: int, *links: i
     s = _check_attacker(st, p, lead)
     cid = _check_battle_card(st, p, s, b)
     if stat not in BSTATS[cid]:
-        raise _illegal("battle.team-stat", f"{NAME[cid]} has no {STAT_NAMES[stat] if 0 <= stat < 3 else stat} stat")
+        raise _illegal(
+            "battle.team-stat",
+            f"{NAME[cid]} has no {STAT_NAMES[stat] if 0 <= stat < 3 else stat} stat",
+        )
     if len(set(links)) != len(links) or lead in links:
-        raise _illegal("battle.team-links", "linking characters must be different from each other and the lead")
+        raise _illegal(
+            "battle.team-links", "linking characters must be different from each other and the lead"
+        )
     link_slots = []
     for x in links:
         link_slots.append(_check_attacker(st, p, x))
         if not st.stats(x)[stat]:
-            raise _illegal("battle.team-link-stat", f"{st.name(x)} does not share the {STAT_NAMES[stat]} stat")
+            raise _illegal(
+                "battle.team-link-stat", f"{st.name(x)} does not share the {STAT_NAMES[stat]} stat"
+            )
     after = min(MAX_MP, st.mp[p] + MP[cid]) if MP[cid] > 0 else st.mp[p] + MP[cid]
     if after < LINK_COST * len(links):
-        raise _illegal("battle.team-link-cost", f"linking {len(links)} character(s) costs {LINK_COST * len(links)} MP")
+        raise _illegal(
+            "battle.team-link-cost",
+            f"linking {len(links)} character(s) costs {LINK_COST * len(links)} MP",
+        )
     st.pushed[p][s] = 1
     _play_battle_card(st, p, b, cid)
     st.mp[p] -= LINK_COST * len(links)
@@ -1158,12 +1211,16 @@ def _end_attacks(st: MetaXState, p: int) -> None:
 def _defend(st: MetaXState, p: int, d: int, lead: int, b: int) -> None:
     s = _own_character(st, p, d, "battle.not-your-character")
     if st.pushed[p][s]:
-        raise _illegal("battle.defender-pushed", f"{st.name(d)} is pushed; only prepped characters defend")
+        raise _illegal(
+            "battle.defender-pushed", f"{st.name(d)} is pushed; only prepped characters defend"
+        )
     attack = next((a for a in st.attacks if a[A_LEAD] == lead), None)
     if attack is None:
         raise _illegal("battle.no-such-attack", f"{lead} is not leading an attack")
     if attack[A_DEF] >= 0:
-        raise _illegal("battle.one-defender-per-attack", f"{st.name(lead)}'s attack is already defended")
+        raise _illegal(
+            "battle.one-defender-per-attack", f"{st.name(lead)}'s attack is already defended"
+        )
     if any(a[A_DEF] == d for a in st.attacks):
         raise _illegal("battle.defender-busy", f"{st.name(d)} is already defending")
     cid = _check_battle_card(st, p, s, b)
@@ -1180,7 +1237,9 @@ def _end_defense(st: MetaXState, p: int) -> None:
 
 
 def _resolve(st: MetaXState, p: int, lead: int) -> None:
-    attack = next((a for a in st.attacks if a[A_LEAD] == lead and a[A_DEF] >= 0 and not a[A_DONE]), None)
+    attack = next(
+        (a for a in st.attacks if a[A_LEAD] == lead and a[A_DEF] >= 0 and not a[A_DONE]), None
+    )
     if attack is None:
         raise _illegal("battle.no-such-battle", f"{lead} leads no unresolved defended attack")
     st.stack.pop()

@@ -48,6 +48,10 @@ def test_expire_tick_finishes_idle_matches_once(
         with Session(engine) as db:
             match = db.get(Match, started["id"])
             assert match is not None
-            assert (match.status, match.end_reason, match.winner_seat) == ("finished", "timeout", 1 - idle)
+            assert (match.status, match.end_reason, match.winner_seat) == (
+                "finished",
+                "timeout",
+                1 - idle,
+            )
     finally:
         engine.dispose()

@@ -7,7 +7,15 @@ import pytest
 from ledger.bench.engine import run
 from ledger.errors import MetaLedgerError
 
-KEYS = {"game", "matches", "matches_per_s", "actions_per_s", "replay_matches_per_s", "state_bytes", "peak_rss_mb"}
+KEYS = {
+    "game",
+    "matches",
+    "matches_per_s",
+    "actions_per_s",
+    "replay_matches_per_s",
+    "state_bytes",
+    "peak_rss_mb",
+}
 
 
 def test_short_metax_benchmark() -> None:

@@ -98,8 +98,16 @@ def test_metax_heuristic_still_reads_its_own_hand() -> None:
         kinds = {g.cards[state.cards[i]]["kind"] for i in mine}
         if "battle" in kinds and any(g.cards[state.cards[i]]["kind"] != "battle" for i in deck):
             other = state.clone()
-            b = next(k for k, i in enumerate(other.hands[me]) if g.cards[other.cards[i]]["kind"] == "battle")
-            j = next(k for k, i in enumerate(other.decks[me]) if g.cards[other.cards[i]]["kind"] != "battle")
+            b = next(
+                k
+                for k, i in enumerate(other.hands[me])
+                if g.cards[other.cards[i]]["kind"] == "battle"
+            )
+            j = next(
+                k
+                for k, i in enumerate(other.decks[me])
+                if g.cards[other.cards[i]]["kind"] != "battle"
+            )
             other.hands[me][b], other.decks[me][j] = other.decks[me][j], other.hands[me][b]
             assert g.heuristic(other, me) < g.heuristic(state, me)
             return

@@ -32,10 +32,18 @@ def test_greedy_avoids_an_immediate_loss_and_takes_a_win() -> None:
         "active": 0,
         "step": "attacks",
         "players": [
-            {"mp": 5, "hand": [{"card": "B-STR-1", "id": 10}], "vp": ["B-INT-1"] * 6,
-             "characters": [{"card": "JL-001", "id": 1}]},
-            {"mp": 5, "hand": [{"card": "B-STR-2", "id": 30}], "characters": [{"card": "GL-002", "id": 20}],
-             "deck": ["B-INT-2"] * 5},
+            {
+                "mp": 5,
+                "hand": [{"card": "B-STR-1", "id": 10}],
+                "vp": ["B-INT-1"] * 6,
+                "characters": [{"card": "JL-001", "id": 1}],
+            },
+            {
+                "mp": 5,
+                "hand": [{"card": "B-STR-2", "id": 30}],
+                "characters": [{"card": "GL-002", "id": 20}],
+                "deck": ["B-INT-2"] * 5,
+            },
         ],
     }
     state = g.from_position(position)

@@ -19,8 +19,14 @@ from engine.core.errors import CatalogueError
 SCHEMA = CardSchema(
     common={"id": Field("str"), "kind": Field("str"), "name": Field("str", min=1)},
     kinds={
-        "unit": {"power": Field("int", min=0, max=9), "tags": Field("list", items=Field("str"), required=False)},
-        "spell": {"cost": Field("int", min=0), "stats": Field("dict", keys=("a", "b"), values=Field("int", min=1))},
+        "unit": {
+            "power": Field("int", min=0, max=9),
+            "tags": Field("list", items=Field("str"), required=False),
+        },
+        "spell": {
+            "cost": Field("int", min=0),
+            "stats": Field("dict", keys=("a", "b"), values=Field("int", min=1)),
+        },
     },
 )
 GOOD: dict[str, Any] = {
@@ -50,10 +56,16 @@ def test_valid_catalogue_and_hash() -> None:
         (lambda d: d["cards"][0].pop("power"), "card 'U1': missing field 'power'"),
         (lambda d: d["cards"][0].update(power=12), "card 'U1': field 'power': expected <= 9"),
         (lambda d: d["cards"][0].update(power="3"), "card 'U1': field 'power': expected int"),
-        (lambda d: d["cards"][0].update(power=True), "card 'U1': field 'power': expected int, got bool"),
+        (
+            lambda d: d["cards"][0].update(power=True),
+            "card 'U1': field 'power': expected int, got bool",
+        ),
         (lambda d: d["cards"][0].update(wings=2), "card 'U1': unknown field 'wings'"),
         (lambda d: d["cards"][0].update(tags=[1]), "field 'tags': expected str at [0]"),
-        (lambda d: d["cards"][1].update(stats={"c": 1}), "card 'S1': field 'stats': unexpected key 'c'"),
+        (
+            lambda d: d["cards"][1].update(stats={"c": 1}),
+            "card 'S1': field 'stats': unexpected key 'c'",
+        ),
         (lambda d: d["cards"][1].update(kind="trap"), "card 'S1': field 'kind'"),
         (lambda d: d["cards"].append(dict(d["cards"][0])), "card 'U1': duplicate id"),
         (lambda d: d.update(format="x"), "format must be"),

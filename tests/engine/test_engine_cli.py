@@ -15,7 +15,20 @@ SCENARIOS = Path(__file__).parent / "metax" / "scenarios"
 
 def test_play_writes_a_transcript_that_replays(tmp_path: Path) -> None:
     out = tmp_path / "t.json"
-    res = runner.invoke(app, ["engine", "play", "metax", "--seed", "7", "--bots", "random,greedy", "--transcript", str(out)])
+    res = runner.invoke(
+        app,
+        [
+            "engine",
+            "play",
+            "metax",
+            "--seed",
+            "7",
+            "--bots",
+            "random,greedy",
+            "--transcript",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "winner: player" in res.output and "turn 1" in res.output and "P0" in res.output
     res = runner.invoke(app, ["engine", "replay", str(out)])
@@ -27,7 +40,12 @@ def test_play_writes_a_transcript_that_replays(tmp_path: Path) -> None:
 
 def test_replay_reports_divergence_in_one_line(tmp_path: Path) -> None:
     out = tmp_path / "t.json"
-    assert runner.invoke(app, ["engine", "play", "metax", "--seed", "3", "--quiet", "--transcript", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(
+            app, ["engine", "play", "metax", "--seed", "3", "--quiet", "--transcript", str(out)]
+        ).exit_code
+        == 0
+    )
     data = json.loads(out.read_text())
     data["actions"][2] = ["play_character", 4242]
     out.write_text(json.dumps(data))

@@ -67,7 +67,9 @@ def _double(p: dict[str, Any]) -> Any:
 
 
 def test_compile_and_run_in_order() -> None:
-    effect = fx.compile([{"op": "gain", "n": 2}, {"op": "say"}, {"op": "python", "name": "double"}], "CARD-1")
+    effect = fx.compile(
+        [{"op": "gain", "n": 2}, {"op": "say"}, {"op": "python", "name": "double"}], "CARD-1"
+    )
     assert effect.ops == ("gain", "say", "python:double")
     st = Toy()
     assert run_effect(st, effect, EffectFrame(0, 0, 0))
@@ -75,7 +77,9 @@ def test_compile_and_run_in_order() -> None:
 
 
 def test_suspend_on_choice_and_resume() -> None:
-    effect = fx.compile([{"op": "gain", "n": 1}, {"op": "pick"}, {"op": "say", "word": "bye"}], "CARD-2")
+    effect = fx.compile(
+        [{"op": "gain", "n": 1}, {"op": "pick"}, {"op": "say", "word": "bye"}], "CARD-2"
+    )
     st = Toy()
     frame = EffectFrame(0, 5, 1)
     assert not run_effect(st, effect, frame)

@@ -72,7 +72,12 @@ def test_a_changed_forfeit_is_caught() -> None:
 
 @pytest.mark.parametrize(
     "forfeit",
-    [{"player": 2, "reason": "resign"}, {"player": 0, "reason": "bored"}, {"player": True, "reason": "resign"}, {"player": 0}],
+    [
+        {"player": 2, "reason": "resign"},
+        {"player": 0, "reason": "bored"},
+        {"player": True, "reason": "resign"},
+        {"player": 0},
+    ],
 )
 def test_a_malformed_forfeit_is_named(forfeit: object) -> None:
     data = _recorder_after("metax", 10).finish().to_json()

@@ -86,7 +86,11 @@ def test_state_round_trip_and_clone() -> None:
     p.below(10)
     q = Prng.from_state(p.get_state())
     c = p.clone()
-    assert [p.next_u64() for _ in range(5)] == [q.next_u64() for _ in range(5)] == [c.next_u64() for _ in range(5)]
+    assert (
+        [p.next_u64() for _ in range(5)]
+        == [q.next_u64() for _ in range(5)]
+        == [c.next_u64() for _ in range(5)]
+    )
 
 
 def test_wide_seeds_differ_and_negative_rejected() -> None:

@@ -7,10 +7,31 @@ import sys
 from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
-FORBIDDEN = {"random", "time", "datetime", "os", "subprocess", "socket", "threading", "asyncio", "secrets", "uuid"}
+FORBIDDEN = {
+    "random",
+    "time",
+    "datetime",
+    "os",
+    "subprocess",
+    "socket",
+    "threading",
+    "asyncio",
+    "secrets",
+    "uuid",
+}
 # stdlib modules the engine may use
 ALLOWED_STDLIB = {
-    "__future__", "abc", "collections", "dataclasses", "hashlib", "importlib", "json", "math", "operator", "struct", "typing"
+    "__future__",
+    "abc",
+    "collections",
+    "dataclasses",
+    "hashlib",
+    "importlib",
+    "json",
+    "math",
+    "operator",
+    "struct",
+    "typing",
 }
 
 

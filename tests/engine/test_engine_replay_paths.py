@@ -71,9 +71,13 @@ def test_apply_actions_accepts_and_rejects_exactly_what_apply_does(game: str) ->
         tried = [raw] + [pool[pick.below(len(pool))] for _ in range(6 if index % 3 == 0 else 1)]
         for cand in tried:
             a, b, c = state.clone(), state.clone(), state.clone()
-            via_apply = _outcome(a, lambda a=a, cand=cand: a.apply(Action(cand[0], tuple(cand[1:]))))
+            via_apply = _outcome(
+                a, lambda a=a, cand=cand: a.apply(Action(cand[0], tuple(cand[1:])))
+            )
             via_fast = _outcome(b, lambda b=b, cand=cand: b.apply_actions([cand], 0, 1))
-            via_generic = _outcome(c, lambda c=c, cand=cand: GameState.apply_actions(c, [cand], 0, 1))
+            via_generic = _outcome(
+                c, lambda c=c, cand=cand: GameState.apply_actions(c, [cand], 0, 1)
+            )
             assert via_apply == via_fast == via_generic, (index, cand)
             checked += 1
         if index < len(t.actions):

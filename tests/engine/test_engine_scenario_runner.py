@@ -21,7 +21,12 @@ POSITION: dict[str, Any] = {
 
 
 def scenario(**kw: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"format": "metaledger.scenario/1", "game": "metax", "position": POSITION, "actions": []}
+    base: dict[str, Any] = {
+        "format": "metaledger.scenario/1",
+        "game": "metax",
+        "position": POSITION,
+        "actions": [],
+    }
     base.update(kw)
     return base
 
@@ -36,19 +41,31 @@ def test_compare_is_a_recursive_subset_match() -> None:
 
 
 def test_passing_and_failing_scenarios() -> None:
-    ok = run_scenario(scenario(actions=[["play_event", 5]], expect={"players": [{"mp": 0, "hand_count": 2}, {}]}))
+    ok = run_scenario(
+        scenario(actions=[["play_event", 5]], expect={"players": [{"mp": 0, "hand_count": 2}, {}]})
+    )
     assert ok.passed, ok.report()
-    bad = run_scenario(scenario(actions=[["play_event", 5]], expect={"players": [{"mp": 1}, {}]}), "bad")
+    bad = run_scenario(
+        scenario(actions=[["play_event", 5]], expect={"players": [{"mp": 1}, {}]}), "bad"
+    )
     assert not bad.passed and bad.failures == ["players.0.mp: expected 1, got 0"]
     assert bad.report().startswith("FAIL bad")
 
 
 def test_rejection_expectations() -> None:
-    ok = run_scenario(scenario(actions=[{"action": ["play_character", 5], "rejected": "metax.planning.wrong-kind"}]))
+    ok = run_scenario(
+        scenario(
+            actions=[{"action": ["play_character", 5], "rejected": "metax.planning.wrong-kind"}]
+        )
+    )
     assert ok.passed, ok.report()
-    wrong_rule = run_scenario(scenario(actions=[{"action": ["play_character", 5], "rejected": "metax.x"}]))
+    wrong_rule = run_scenario(
+        scenario(actions=[{"action": ["play_character", 5], "rejected": "metax.x"}])
+    )
     assert not wrong_rule.passed and "metax.planning.wrong-kind" in wrong_rule.failures[0]
-    not_rejected = run_scenario(scenario(actions=[{"action": ["play_event", 5], "rejected": "metax.x"}]))
+    not_rejected = run_scenario(
+        scenario(actions=[{"action": ["play_event", 5], "rejected": "metax.x"}])
+    )
     assert not not_rejected.passed and "applied" in not_rejected.failures[0]
     illegal = run_scenario(scenario(actions=[["play_character", 5]]))
     assert not illegal.passed and "rejected by 'metax.planning.wrong-kind'" in illegal.failures[0]

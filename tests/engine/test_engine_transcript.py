@@ -23,7 +23,10 @@ def recorded() -> Transcript:
 def test_round_trip_and_replay(recorded: Transcript) -> None:
     data = json.loads(json.dumps(recorded.to_json()))
     assert data["format"] == TRANSCRIPT_FORMAT and data["seed"] == "0xb"
-    assert data["checkpoints"]["every"] == 16 and len(data["checkpoints"]["hashes"]) == len(data["actions"]) // 16
+    assert (
+        data["checkpoints"]["every"] == 16
+        and len(data["checkpoints"]["hashes"]) == len(data["actions"]) // 16
+    )
     assert Transcript.from_json(data).to_json() == recorded.to_json()
     result = replay(data)
     assert result.final_hash == recorded.final_hash
@@ -88,7 +91,9 @@ def test_a_changed_seed_diverges(recorded: Transcript) -> None:
         ("engine_version", "0.0.1", "engine version"),
     ],
 )
-def test_malformed_or_foreign_transcripts(recorded: Transcript, field: str, value: object, message: str) -> None:
+def test_malformed_or_foreign_transcripts(
+    recorded: Transcript, field: str, value: object, message: str
+) -> None:
     data = copy.deepcopy(recorded.to_json())
     data[field] = value
     with pytest.raises(TranscriptError, match=message):

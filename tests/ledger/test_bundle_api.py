@@ -100,5 +100,7 @@ def test_api_matches_are_anchored_and_their_bundles_verify(
         assert [c.name for c in checks] == list(CHECKS)
         assert all(c.ok for c in checks), [c for c in checks if not c.ok]
     replayed = {c.name: c.detail for c in checks}["replay"]
-    assert replayed.endswith(f"seat 0 ({a.address}) wins by the other seat's resign, final state hash matches")
+    assert replayed.endswith(
+        f"seat 0 ({a.address}) wins by the other seat's resign, final state hash matches"
+    )
     assert bundle["transcript"]["forfeit"] == {"player": 1, "reason": "resign"}

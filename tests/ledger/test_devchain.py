@@ -33,7 +33,9 @@ def test_a_taken_port_is_named_with_its_holder() -> None:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        with pytest.raises(ConfigurationError, match=f"port {port} for Anvil is already taken by pid"):
+        with pytest.raises(
+            ConfigurationError, match=f"port {port} for Anvil is already taken by pid"
+        ):
             start_anvil(port)
 
 

@@ -62,7 +62,10 @@ def test_stale_reason_names_a_foreign_chain() -> None:
         chain_id=1, rpc_url="", addresses={"CardToken": "0x" + "00" * 20}, deployment_block=0,
         deployer="", signer="", anchorer="",
     )  # fmt: skip
-    assert stale_reason(deployment, 31337, lambda _: b"\x01") == "it is for chain id 1, the chain is 31337"
+    assert (
+        stale_reason(deployment, 31337, lambda _: b"\x01")
+        == "it is for chain id 1, the chain is 31337"
+    )
     fresh = Deployment(**{**deployment.__dict__, "chain_id": 31337})
     assert stale_reason(fresh, 31337, lambda _: b"") == f"no CardToken code at {'0x' + '00' * 20}"
     assert stale_reason(fresh, 31337, lambda _: b"\x01") is None
@@ -91,7 +94,11 @@ def test_without_node_the_cli_says_what_to_install(command: list[str], tmp_path:
     env["PATH"] = str(Path(sys.executable).parent)  # the venv only: no node, no npm
     env["METALEDGER_DATA_DIR"] = str(tmp_path)
     result = subprocess.run(
-        [sys.executable, "-m", "ledger.cli", *command], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "ledger.cli", *command],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode != 0
     assert "Traceback" not in result.stderr + result.stdout

@@ -13,7 +13,9 @@ from engine.metax.cards import BASIC, CARDS, CID, ops_in_use
 def test_catalogue_size_and_hash() -> None:
     g = get_game("metax")
     assert len(g.cards) >= 45
-    data = json.loads(resources.files("engine.metax").joinpath("catalogue.json").read_text(encoding="utf-8"))
+    data = json.loads(
+        resources.files("engine.metax").joinpath("catalogue.json").read_text(encoding="utf-8")
+    )
     assert g.catalogue_hash == catalogue_hash(data)
 
 
@@ -21,8 +23,15 @@ def test_every_card_the_rulebook_names() -> None:
     names = {(c["name"], c.get("subtitle")) for c in CARDS}
     titles = {c["name"] for c in CARDS}
     for title in (
-        "Darkseid", "Blackfire", "Batman", "Catwoman", "Atrocitus", "Solomon Grundy", "Towering Titan",
-        "Evil Parade", "Microscopic Victory",
+        "Darkseid",
+        "Blackfire",
+        "Batman",
+        "Catwoman",
+        "Atrocitus",
+        "Solomon Grundy",
+        "Towering Titan",
+        "Evil Parade",
+        "Microscopic Victory",
     ):
         assert title in titles, title
     assert any(t.startswith("Armin") for t in titles)
@@ -36,7 +45,10 @@ def test_named_battle_cards_match_the_rulebook() -> None:
     by_id = {c["id"]: c for c in CARDS}
     s3 = ["strength", "intelligence", "special"]
     assert (by_id["U92-JL"]["rank"], sorted(by_id["U92-JL"]["stats"])) == (1, sorted(s3))
-    assert (by_id["U82-AT"]["rank"], sorted(by_id["U82-AT"]["stats"])) == (1, ["intelligence", "strength"])
+    assert (by_id["U82-AT"]["rank"], sorted(by_id["U82-AT"]["stats"])) == (
+        1,
+        ["intelligence", "strength"],
+    )
     for card_id, rank in (("C40-BM", 1), ("U94-JL", 4), ("U99-AT", 7)):
         assert by_id[card_id]["rank"] == rank and sorted(by_id[card_id]["stats"]) == sorted(s3)
         assert BASIC[CID[card_id]], f"{card_id} is a Basic Battle Card (no printed effect)"

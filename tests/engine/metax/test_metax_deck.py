@@ -27,11 +27,16 @@ def test_exact_size() -> None:
 
 
 def test_unique_character_is_title_and_subtitle() -> None:
-    base = {"JL-002": 3, "JL-003": 3}  # Superman – Man of Steel and Superman – Kal-El: 3 each is fine
+    base = {
+        "JL-002": 3,
+        "JL-003": 3,
+    }  # Superman – Man of Steel and Superman – Kal-El: 3 each is fine
     rules = [v.rule for v in check_deck(base)]
     assert rules == ["metax.deck.size"]
     over = check_deck({"JL-002": 4})
-    assert [(v.rule, v.card) for v in over if v.rule != "metax.deck.size"] == [("metax.deck.character-copies", "JL-002")]
+    assert [(v.rule, v.card) for v in over if v.rule != "metax.deck.size"] == [
+        ("metax.deck.character-copies", "JL-002")
+    ]
 
 
 def test_event_copies() -> None:
@@ -57,7 +62,15 @@ def test_multi_stat_battle_cards_per_rank() -> None:
 
 
 def test_every_violation_is_listed() -> None:
-    deck = {"JL-001": 4, "EV-002": 5, "B-SPE-2": 4, "C40-BM": 2, "U92-JL": 2, "NOPE-1": 1, "B-INT-1": -1}
+    deck = {
+        "JL-001": 4,
+        "EV-002": 5,
+        "B-SPE-2": 4,
+        "C40-BM": 2,
+        "U92-JL": 2,
+        "NOPE-1": 1,
+        "B-INT-1": -1,
+    }
     rules = sorted(v.rule for v in check_deck(deck))
     assert rules == sorted(
         [

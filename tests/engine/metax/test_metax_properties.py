@@ -20,7 +20,10 @@ from engine.metax.state import MetaXState
 SLOW = os.environ.get("METALEDGER_SLOW_TESTS") == "1"
 EXAMPLES = 5000 if SLOW else 600
 PROFILE = settings(
-    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
 )
 
 
@@ -44,7 +47,9 @@ def _check_round_trips(state: MetaXState) -> None:
     swap=st.booleans(),
     check_every=st.integers(7, 40),
 )
-def test_random_games_keep_every_invariant(seed: int, bot0: int, bot1: int, swap: bool, check_every: int) -> None:
+def test_random_games_keep_every_invariant(
+    seed: int, bot0: int, bot1: int, swap: bool, check_every: int
+) -> None:
     g = get_game("metax")
     decks = g.starter_decks[::-1] if swap else g.starter_decks
     rec = Recorder("metax", (decks[0], decks[1]), seed, None, every=16)

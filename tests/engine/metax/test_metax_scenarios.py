@@ -32,7 +32,11 @@ def test_scenario(path: Path) -> None:
 def test_every_rejection_rule_has_a_scenario() -> None:
     source = (Path(__file__).resolve().parents[3] / "engine" / "metax" / "state.py").read_text()
     rules = {"metax." + r for r in re.findall(r'_illegal\(\s*"([a-z.-]+)"', source)}
-    rules |= {f"metax.{area}.{what}" for area in ("planning", "battle") for what in ("not-in-hand", "wrong-kind")}
+    rules |= {
+        f"metax.{area}.{what}"
+        for area in ("planning", "battle")
+        for what in ("not-in-hand", "wrong-kind")
+    }
     rules |= {"metax.planning.not-your-character", "metax.battle.not-your-character"}
     rejected = set()
     for path in FILES:

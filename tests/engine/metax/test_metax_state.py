@@ -30,7 +30,10 @@ def test_start_of_match() -> None:
     assert isinstance(state, MetaXState)
     assert [len(h) for h in state.hands] == [5, 5] and [len(d) for d in state.decks] == [35, 35]
     assert state.mp == [0, 0] and not state.is_over and state.winner is None
-    assert [a.to_json() for a in state.legal_actions()] == [["first_player", 0], ["first_player", 1]]
+    assert [a.to_json() for a in state.legal_actions()] == [
+        ["first_player", 0],
+        ["first_player", 1],
+    ]
     # the toss winner is drawn from the seed
     tossers = {new_match("metax", g.starter_decks, s).current_player for s in range(20)}
     assert tossers == {0, 1}
@@ -44,7 +47,9 @@ def test_observation_hides_opponent_hand_and_deck_order() -> None:
         me, opp = obs["players"][player], obs["players"][1 - player]
         assert me["hand"] is not None and opp["hand"] is None
         assert opp["hand_count"] == len(state.hands[1 - player])
-        assert "deck" not in me and "deck" not in opp and me["deck_count"] == len(state.decks[player])
+        assert (
+            "deck" not in me and "deck" not in opp and me["deck_count"] == len(state.decks[player])
+        )
         assert "vp" not in me and me["vp_count"] == len(state.vps[player])
         assert '"decks"' not in text and '"prng"' not in text
 

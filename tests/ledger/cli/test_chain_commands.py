@@ -14,7 +14,11 @@ from ledger.ports import free_port
 
 def _cli(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
-        [sys.executable, "-m", "ledger.cli", *args], env=env, capture_output=True, text=True, timeout=180
+        [sys.executable, "-m", "ledger.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     if check and result.returncode != 0:
         raise AssertionError(f"{args} exited {result.returncode}: {result.stderr}")
@@ -62,7 +66,9 @@ def test_stop_without_start_is_a_one_line_error(cli_env: dict[str, str]) -> None
     assert "no Anvil was started" in result.stderr
 
 
-def test_dev_keys_are_refused_on_a_foreign_chain_id(cli_env: dict[str, str], tmp_path: Path) -> None:
+def test_dev_keys_are_refused_on_a_foreign_chain_id(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
     port = int(cli_env["METALEDGER_ANVIL_PORT"])
     anvil = Path(__file__).resolve().parents[3] / "node_modules" / ".bin" / "anvil"
     proc = subprocess.Popen([str(anvil), "--port", str(port), "--chain-id", "5", "--silent"])

@@ -19,7 +19,11 @@ def test_doctor_passes_with_the_toolchain_and_names_what_is_not_running(tmp_path
         COLUMNS="200",
     )
     result = subprocess.run(
-        [sys.executable, "-m", "ledger.cli", "doctor"], env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "ledger.cli", "doctor"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout

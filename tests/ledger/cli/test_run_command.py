@@ -49,7 +49,10 @@ def test_run_brings_the_stack_up_and_ctrl_c_stops_it(tmp_path: Path) -> None:
             assert address in deployment
         # wait until the welcome text is printed, then press Ctrl-C
         deadline = time.monotonic() + 60
-        while "Press Ctrl-C to stop." not in (tmp_path / "run.log").read_text() and time.monotonic() < deadline:
+        while (
+            "Press Ctrl-C to stop." not in (tmp_path / "run.log").read_text()
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.2)
         assert "metaledger play" in (tmp_path / "run.log").read_text()
         proc.send_signal(signal.SIGINT)
