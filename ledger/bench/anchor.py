@@ -43,7 +43,7 @@ from ledger.models.base import utcnow
 from ledger.models.matches import Match
 from ledger.models.results import MatchResult, OutboxEntry
 from ledger.models.wallets import Wallet
-from ledger.settings import ANVIL_DEV_KEYS
+from ledger.settings import ANVIL_DEV_KEYS, child_environment
 
 PUBLISHER_KEY, SIGNER_KEY, ANCHORER_KEY = ANVIL_DEV_KEYS[0], ANVIL_DEV_KEYS[1], ANVIL_DEV_KEYS[2]
 PLAYERS = (Account.from_key(ANVIL_DEV_KEYS[5]).address, Account.from_key(ANVIL_DEV_KEYS[6]).address)
@@ -232,18 +232,17 @@ def run(results: int = 100_000, **_: Any) -> dict[str, Any]:
             gas = _gas_per_result(anvil.rpc_url, deployment, rows[results:], tmp)
 
             engine = _database(tmp / "metaledger.db")
-            env = {
-                **os.environ,
-                "METALEDGER_DATA_DIR": str(tmp),
-                "METALEDGER_DATABASE_URL": f"sqlite:///{tmp / 'metaledger.db'}",
-                "METALEDGER_BROKER_URL": redis.url,
-                "METALEDGER_RPC_URL": anvil.rpc_url,
-                "METALEDGER_DEPLOYMENT_FILE": str(tmp / "deployment.json"),
-                "METALEDGER_BATCH_MAX_RESULTS": "1024",
-                "METALEDGER_BATCH_MAX_SECONDS": "1",
-                "METALEDGER_CONFIRMATIONS": "1",
-                "METALEDGER_INDEXER_POLL_SECONDS": "5",
-            }
+            env = child_environment(
+                data_dir=str(tmp),
+                database_url=f"sqlite:///{tmp / 'metaledger.db'}",
+                broker_url=redis.url,
+                rpc_url=anvil.rpc_url,
+                deployment_file=str(tmp / "deployment.json"),
+                batch_max_results="1024",
+                batch_max_seconds="1",
+                confirmations="1",
+                indexer_poll_seconds="5",
+            )
             with (tmp / "worker.log").open("ab") as log:
                 worker = subprocess.Popen(
                     [
