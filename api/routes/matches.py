@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response
@@ -24,6 +25,18 @@ MatchId = Annotated[
 def _out(db: Session, match_id: str, caller: str | None) -> schemas.MatchOut:
     match, seats = matches.get_match(db, match_id)
     return present.match(match, seats, caller)
+
+
+def _act(
+    ctx: Ctx, match_id: str, caller: str, change: Callable[[Session], object]
+) -> schemas.MatchOut:
+    """Apply `change` and return the match as the caller sees it, in one transaction."""
+
+    def work(db: Session) -> schemas.MatchOut:
+        change(db)
+        return _out(db, match_id, caller)
+
+    return run(ctx, work)
 
 
 @router.post("", response_model=schemas.MatchOut, status_code=201)
@@ -73,36 +86,33 @@ def one(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
 @router.post("/{match_id}/join", response_model=schemas.MatchOut)
 def join(match_id: MatchId, body: schemas.JoinIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     """Take the open seat with your deck."""
-    return run(
+    return _act(
         ctx,
-        lambda db: (
-            matches.join_match(db, ctx, match_id, caller, body.deck_id),
-            _out(db, match_id, caller),
-        )[1],
+        match_id,
+        caller,
+        lambda db: matches.join_match(db, ctx, match_id, caller, body.deck_id),
     )
 
 
 @router.post("/{match_id}/commit", response_model=schemas.MatchOut)
 def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     """Commit to your seed secret: keccak256(secret)."""
-    return run(
+    return _act(
         ctx,
-        lambda db: (
-            matches.commit_seed(db, ctx, match_id, caller, body.commit),
-            _out(db, match_id, caller),
-        )[1],
+        match_id,
+        caller,
+        lambda db: matches.commit_seed(db, ctx, match_id, caller, body.commit),
     )
 
 
 @router.post("/{match_id}/reveal", response_model=schemas.MatchOut)
 def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     """Reveal your seed secret; the last reveal checks ownership at a freshly pinned block and starts the match."""
-    return run(
+    return _act(
         ctx,
-        lambda db: (
-            matches.reveal_seed(db, ctx, match_id, caller, body.secret),
-            _out(db, match_id, caller),
-        )[1],
+        match_id,
+        caller,
+        lambda db: matches.reveal_seed(db, ctx, match_id, caller, body.secret),
     )
 
 
@@ -210,9 +220,7 @@ def actions(
 @router.post("/{match_id}/resign", response_model=schemas.MatchOut)
 def resign(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     """Give up: an active match is lost (and signed); a match not yet started is cancelled."""
-    out = run(
-        ctx, lambda db: (matches.resign(db, ctx, match_id, caller), _out(db, match_id, caller))[1]
-    )
+    out = _act(ctx, match_id, caller, lambda db: matches.resign(db, ctx, match_id, caller))
     if out.status == MatchStatus.FINISHED:
         RESULTS.inc()
     return out

@@ -434,24 +434,23 @@ class MetaMastersState(GameState):
     def ego(self, iid: int) -> int:
         """The current EGO of an Actor: base, changes until end of turn, Links, ∞ auras."""
         c = CARDS[self.cid[iid]]
-        v = c.base_ego + self.ego_mod[iid]
-        o = self.owner[iid]
-        cid = self.cid
-        for link in self.links[o]:
-            if self.host[link] == iid:
-                v += CARDS[cid[link]].link_ego
-        return v + self._aura(o, 0)
+        return self._with_links(iid, c.base_ego + self.ego_mod[iid], 0)
 
     def intel(self, iid: int) -> int:
         """The current INT of an Actor (same sources as EGO)."""
         c = CARDS[self.cid[iid]]
-        v = c.base_int + self.int_mod[iid]
+        return self._with_links(iid, c.base_int + self.int_mod[iid], 1)
+
+    def _with_links(self, iid: int, value: int, stat: int) -> int:
+        """`value` plus the EGO (stat 0) or INT (stat 1) of the Links on `iid` and the ∞ auras."""
         o = self.owner[iid]
         cid = self.cid
+        host = self.host
         for link in self.links[o]:
-            if self.host[link] == iid:
-                v += CARDS[cid[link]].link_int
-        return v + self._aura(o, 1)
+            if host[link] == iid:
+                card = CARDS[cid[link]]
+                value += card.link_int if stat else card.link_ego
+        return value + self._aura(o, stat)
 
     def _aura(self, owner: int, stat: int) -> int:
         total = 0
