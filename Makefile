@@ -43,7 +43,7 @@ forge: install
 	cd contracts && ../node_modules/.bin/forge test --offline -q
 
 pytest: install
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --basetemp=$(CURDIR)/.pytest_tmp
 
 test: install lint typecheck forge pytest
 
