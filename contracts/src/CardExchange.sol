@@ -83,11 +83,11 @@ contract CardExchange is ICardExchange, EIP712 {
     }
 
     /// @inheritdoc ICardExchange
-    function invalidateNoncesBelow(uint256 minNonce_) external {
+    function invalidateNoncesBelow(uint256 newMinNonce) external {
         uint256 current = _minNonce[msg.sender];
-        if (minNonce_ <= current) revert CardExchangeMinNonceNotIncreased(current, minNonce_);
-        _minNonce[msg.sender] = minNonce_;
-        emit NoncesInvalidated(msg.sender, minNonce_);
+        if (newMinNonce <= current) revert CardExchangeMinNonceNotIncreased(current, newMinNonce);
+        _minNonce[msg.sender] = newMinNonce;
+        emit NoncesInvalidated(msg.sender, newMinNonce);
     }
 
     /// @inheritdoc ICardExchange

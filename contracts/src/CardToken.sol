@@ -52,8 +52,8 @@ contract CardToken is ICardToken, ERC1155Supply, AccessControlDefaultAdminRules 
     }
 
     /// @inheritdoc ICardToken
-    function setMaxSupply(uint256 id, uint256 maxSupply_) external onlyRole(DEFAULT_ADMIN_ROLE) {
-        _setMaxSupply(id, maxSupply_);
+    function setMaxSupply(uint256 id, uint256 size) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _setMaxSupply(id, size);
     }
 
     /// @inheritdoc ICardToken
@@ -91,13 +91,13 @@ contract CardToken is ICardToken, ERC1155Supply, AccessControlDefaultAdminRules 
         return super.supportsInterface(interfaceId);
     }
 
-    function _setMaxSupply(uint256 id, uint256 maxSupply_) private {
+    function _setMaxSupply(uint256 id, uint256 size) private {
         uint256 current = _maxSupply[id];
         if (current != 0) revert CardTokenMaxSupplyAlreadySet(id, current);
         // no supply to compare with: an id without an edition size can't have been minted
-        if (maxSupply_ == 0) revert CardTokenInvalidMaxSupply(id, maxSupply_);
-        _maxSupply[id] = maxSupply_;
-        emit MaxSupplySet(id, maxSupply_);
+        if (size == 0) revert CardTokenInvalidMaxSupply(id, size);
+        _maxSupply[id] = size;
+        emit MaxSupplySet(id, size);
     }
 
     /// @dev Enforces edition sizes on mints, after ERC1155Supply has updated the supplies.

@@ -71,6 +71,7 @@ contract MatchLedger is IMatchLedger, AccessControlDefaultAdminRules, EIP712 {
         if ((packed >> shift) & _BLOCK_MASK != 0) revert MatchLedgerBatchAlreadyAnchored(batchId);
         if (root == 0 || count == 0) revert MatchLedgerEmptyBatch(batchId);
         // contiguous ids: batch 1 first, then only the successor of an anchored batch
+        // slither-disable-next-line incorrect-equality (0 is "not anchored", never a block; see SECURITY.md)
         if (batchId != 1 && _anchorBlockAt(shift == 0 ? _anchorBlocks[slot - 1] : packed, index - 1) == 0) {
             revert MatchLedgerBatchOutOfOrder(batchId);
         }

@@ -95,8 +95,8 @@ interface ICardExchange {
     function cancel(uint256 nonce) external;
 
     /// @notice Invalidate every offer of the caller with a nonce below `minNonce`. Emits {NoncesInvalidated}.
-    /// @param minNonce the new minimum valid nonce (above the current one)
-    function invalidateNoncesBelow(uint256 minNonce) external;
+    /// @param newMinNonce the new minimum valid nonce (above the current one)
+    function invalidateNoncesBelow(uint256 newMinNonce) external;
 
     /// @notice Whether `maker`'s nonce `nonce` can no longer be filled.
     /// @param maker the maker

@@ -73,8 +73,8 @@ interface ICardToken {
 
     /// @notice Set the edition size of `id`, once (admin only). Emits {MaxSupplySet}.
     /// @param id the token id
-    /// @param maxSupply the most copies of `id` that can ever exist (at least 1)
-    function setMaxSupply(uint256 id, uint256 maxSupply) external;
+    /// @param size the most copies of `id` that can ever exist (at least 1)
+    function setMaxSupply(uint256 id, uint256 size) external;
 
     /// @notice Set the edition sizes of several ids, each once (admin only). Emits {MaxSupplySet} per id.
     /// @param ids the token ids
