@@ -271,12 +271,17 @@ contract CardExchangeTest is Test {
         exchange.fill(o, s);
     }
 
-    function test_ERC1271Maker() public {
-        ERC1271WalletMock wallet = new ERC1271WalletMock(maker);
+    /// @dev An EIP-1271 wallet owned by the maker's key, holding 5 of card 1, the exchange approved.
+    function _walletMaker() internal returns (ERC1271WalletMock wallet) {
+        wallet = new ERC1271WalletMock(maker);
         vm.prank(admin);
         token.mint(address(wallet), 1, 5, "");
         vm.prank(maker);
         wallet.approve(token, address(exchange));
+    }
+
+    function test_ERC1271Maker() public {
+        ERC1271WalletMock wallet = _walletMaker();
         ICardExchange.Offer memory o = _offer(1);
         o.maker = address(wallet);
         bytes memory s = sig(makerKey, exchange.offerDigest(o));
@@ -295,13 +300,9 @@ contract CardExchangeTest is Test {
     }
 
     function test_RevertWhen_MakerRefusesEth() public {
-        ERC1271WalletMock wallet = new ERC1271WalletMock(maker);
-        vm.prank(admin);
-        token.mint(address(wallet), 1, 5, "");
-        vm.startPrank(maker);
-        wallet.approve(token, address(exchange));
+        ERC1271WalletMock wallet = _walletMaker();
+        vm.prank(maker);
         wallet.setRejectsEth(true);
-        vm.stopPrank();
         ICardExchange.Offer memory o = _offer(1);
         o.maker = address(wallet);
         o.askedIds = new uint256[](0);
