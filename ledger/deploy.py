@@ -159,7 +159,7 @@ def require_cancun(w3: Web3) -> None:
     except (Web3Exception, ValueError) as exc:
         raise ConfigurationError(
             f"chain {w3.eth.chain_id} has no Cancun upgrade (EIP-1153 transient storage, EIP-5656 "
-            "MCOPY), which the contracts need; see README, Supported chains"
+            f"MCOPY), which the contracts need; see README, Supported chains (the node said: {exc})"
         ) from exc
 
 
