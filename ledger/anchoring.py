@@ -8,8 +8,8 @@ Safety rules (see docs/workers.md):
   re-sends the same bytes or reads the receipt; it never signs again while the recorded
   transaction could still land.
 - A new transaction is signed for a batch only when the old one can no longer land (its nonce
-  was used by something else) and the batch id is still free on-chain; `BatchAlreadyAnchored`
-  with our root is recognised as success.
+  was used by something else) and the batch id is still free on-chain;
+  `MatchLedgerBatchAlreadyAnchored` with our root is recognised as success.
 - One anchor transaction is in flight at a time, in batch id order.
 - Mined and confirmed batches are re-checked against the canonical chain for the last K blocks;
   a batch whose transaction left the chain goes back to `signed` and is re-anchored.
@@ -31,6 +31,7 @@ from ledger import merkle
 from ledger.db import session_scope
 from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
 from ledger.matchledger import (
+    BATCH_ALREADY_ANCHORED,
     ZERO32,
     MatchLedgerClient,
     Rpc,
@@ -298,7 +299,7 @@ class Anchorer:
         problem = self.ledger.simulate_anchor(
             self.account.address, batch.id, root, batch.count, prev
         )
-        if problem == "BatchAlreadyAnchored":
+        if problem == BATCH_ALREADY_ANCHORED:
             return self._adopt_or_supersede(batch, report)
         if problem is not None:
             raise ChainError(f"batch {batch.id} can't be anchored: {problem}")
@@ -376,8 +377,7 @@ class Anchorer:
 
     def _adopt_or_supersede(self, batch: Batch, report: PassReport) -> bool:
         """Batch id taken on-chain: ours (an earlier transaction landed) or someone else's root."""
-        events = self.ledger.anchored_batches(batch_id=batch.id)
-        event = events[-1] if events else None
+        event = self.ledger.anchored_batch(batch.id)
         if (
             event is not None
             and hx(event.root) == batch.root

@@ -5,7 +5,9 @@
     seed_demo(w3, deployment, publisher_key, {wallet: [(token_id("metax", "U92-JL"), 3), ...]})
 
 Transactions are signed locally with the given keys (no unlocked node accounts), so the same
-code deploys to Anvil or any EVM chain.
+code deploys to Anvil or any EVM chain that has the Cancun upgrade (checked before anything is
+sent). The publisher becomes the default admin of CardToken and MatchLedger, whose handover waits
+`admin_delay` seconds (OpenZeppelin AccessControlDefaultAdminRules).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from eth_account import Account
 from eth_utils import to_checksum_address
 
-from ledger.artifacts import load_artifact
+from ledger.artifacts import describe_revert, load_artifact
 from ledger.errors import ChainError, ConfigurationError
 
 if TYPE_CHECKING:
@@ -29,6 +31,17 @@ if TYPE_CHECKING:
 
 DEFAULT_TOKEN_URI = "http://127.0.0.1:8000/cards/{id}.json"
 CONTRACTS: tuple[str, ...] = ("CardToken", "MatchLedger", "CardExchange")
+
+#: Edition size `seed_demo` gives a card design that has none yet. The catalogues carry no rarity,
+#: so every demo card design gets the same, ample for repeated demo seeding and the benchmarks;
+#: a publisher sets real edition sizes per card (`CardToken.setMaxSupply`) before minting it.
+DEMO_EDITION_SIZE = 10_000
+#: Edition sizes set per transaction by `seed_demo` (about 50,000 gas each).
+_EDITIONS_PER_TX = 100
+
+#: Creation code that runs TLOAD (EIP-1153) and MCOPY (EIP-5656), the Cancun opcodes the compiled
+#: contracts use: PUSH1 0 TLOAD POP PUSH1 0 PUSH1 0 PUSH1 0 MCOPY STOP. It fails on an older EVM.
+_CANCUN_PROBE = "0x60005c506000600060005e00"
 
 
 @dataclass(frozen=True)
@@ -99,10 +112,16 @@ class _Sender:
         self.nonce: int = int(w3.eth.get_transaction_count(self.account.address, "pending"))
         self.chain_id = w3.eth.chain_id
 
-    def send(self, tx: dict[str, Any]) -> bytes:
+    def send(self, tx: dict[str, Any], what: str) -> bytes:
+        from web3.exceptions import ContractCustomError
+
         tx = {**tx, "from": self.account.address, "nonce": self.nonce, "chainId": self.chain_id}
         if "gas" not in tx:
-            tx["gas"] = int(self.w3.eth.estimate_gas(tx) * 1.2) + 10_000  # type: ignore[arg-type]
+            try:
+                tx["gas"] = int(self.w3.eth.estimate_gas(tx) * 1.2) + 10_000  # type: ignore[arg-type]
+            except ContractCustomError as exc:
+                data = bytes.fromhex(str(exc.data or "0x").removeprefix("0x"))
+                raise ChainError(f"{what} would revert: {describe_revert(data) or exc}") from exc
         if "maxFeePerGas" not in tx and "gasPrice" not in tx:
             base = self.w3.eth.get_block("latest").get("baseFeePerGas", 0) or 0
             tip = self.w3.eth.max_priority_fee
@@ -124,11 +143,24 @@ def _deploy(sender: _Sender, name: str, *args: Any) -> tuple[str, TxReceipt]:
     artifact = load_artifact(name)
     factory = sender.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
     data = factory.constructor(*args).data_in_transaction
-    receipt = sender.wait(sender.send({"data": data}), f"deploying {name}")
+    receipt = sender.wait(sender.send({"data": data}, f"deploying {name}"), f"deploying {name}")
     address = receipt["contractAddress"]
     if address is None:
         raise ChainError(f"deploying {name} created no contract")
     return to_checksum_address(address), receipt
+
+
+def require_cancun(w3: Web3) -> None:
+    """Refuse (ConfigurationError) a chain without the Cancun upgrade, before anything is sent."""
+    from web3.exceptions import Web3Exception
+
+    try:
+        w3.eth.call({"data": _CANCUN_PROBE})  # type: ignore[typeddict-item]
+    except (Web3Exception, ValueError) as exc:
+        raise ConfigurationError(
+            f"chain {w3.eth.chain_id} has no Cancun upgrade (EIP-1153 transient storage, EIP-5656 "
+            f"MCOPY), which the contracts need; see README, Supported chains (the node said: {exc})"
+        ) from exc
 
 
 def deploy_all(
@@ -139,19 +171,28 @@ def deploy_all(
     *,
     rpc_url: str = "",
     token_uri: str = DEFAULT_TOKEN_URI,
+    admin_delay: int | None = None,
 ) -> Deployment:
-    """Deploy the three contracts with the publisher key (admin of all), grant ANCHORER_ROLE to
-    `anchorer` and register `signer` in MatchLedger. Returns the Deployment (not yet saved)."""
+    """Deploy the three contracts with the publisher key (default admin of CardToken and
+    MatchLedger, handover delay `admin_delay` seconds: by default the settings' value for this
+    chain), grant ANCHORER_ROLE to `anchorer` and register `signer` in MatchLedger.
+    Returns the Deployment (not yet saved)."""
     from web3.exceptions import Web3Exception
 
+    from ledger.settings import get_settings
+
+    require_cancun(w3)
+    chain_id = w3.eth.chain_id
+    delay = get_settings().admin_delay_for_chain(chain_id) if admin_delay is None else admin_delay
     try:
         sender = _Sender(w3, publisher_key)
         publisher = sender.account.address
-        token, token_receipt = _deploy(sender, "CardToken", token_uri, publisher)
-        ledger, ledger_receipt = _deploy(sender, "MatchLedger", publisher)
+        token, token_receipt = _deploy(sender, "CardToken", token_uri, publisher, delay)
+        ledger, ledger_receipt = _deploy(sender, "MatchLedger", publisher, delay)
         exchange, exchange_receipt = _deploy(sender, "CardExchange", token)
         match_ledger = w3.eth.contract(address=ledger, abi=load_artifact("MatchLedger").abi)  # type: ignore[call-overload]
         role = match_ledger.functions.ANCHORER_ROLE().call()
+        what = "configuring MatchLedger"
         hashes = [
             sender.send(
                 {
@@ -159,17 +200,19 @@ def deploy_all(
                     "data": match_ledger.encode_abi(
                         "grantRole", [role, to_checksum_address(anchorer)]
                     ),
-                }
+                },
+                what,
             ),
             sender.send(
                 {
                     "to": ledger,
                     "data": match_ledger.encode_abi("addSigner", [to_checksum_address(signer)]),
-                }
+                },
+                what,
             ),
         ]
         for tx_hash in hashes:
-            sender.wait(tx_hash, "configuring MatchLedger")
+            sender.wait(tx_hash, what)
     except Web3Exception as exc:
         raise ChainError(f"deployment failed: {exc}") from exc
     return Deployment(
@@ -190,7 +233,7 @@ def deploy_all(
 
 
 def deploy_from_settings(w3: Web3, rpc_url: str) -> Deployment:
-    """Deploy with the keys from settings (dev keys refused off chain 31337)."""
+    """Deploy with the keys and admin delay from settings (dev keys refused off chain 31337)."""
     from ledger.settings import get_settings
 
     settings = get_settings()
@@ -209,27 +252,43 @@ def seed_demo(
     deployment: Deployment,
     publisher_key: str,
     holdings: Mapping[str, Sequence[tuple[int, int]]],
+    edition_size: int = DEMO_EDITION_SIZE,
 ) -> list[str]:
-    """Mint demo cards: for each wallet, one `mintBatch` of its (token_id, amount) pairs.
+    """Mint demo cards: first give every card design without an edition size `edition_size`
+    (`setMaxSupplyBatch`), then one `mintBatch` per wallet of its (token_id, amount) pairs.
     Returns the transaction hashes (all confirmed)."""
     from web3.exceptions import Web3Exception
 
     token = contract(w3, deployment, "CardToken")
     try:
         sender = _Sender(w3, publisher_key)
-        hashes = []
+        merged_by_wallet: dict[str, dict[int, int]] = {}
         for wallet, cards in holdings.items():
             merged: dict[int, int] = {}
             for token_id, amount in cards:
                 merged[int(token_id)] = merged.get(int(token_id), 0) + int(amount)
-            if not merged:
-                continue
-            data = token.encode_abi(
-                "mintBatch", [to_checksum_address(wallet), list(merged), list(merged.values()), b""]
+            if merged:
+                merged_by_wallet[to_checksum_address(wallet)] = merged
+        designs = sorted({i for merged in merged_by_wallet.values() for i in merged})
+        missing = [i for i in designs if token.functions.maxSupply(i).call() == 0]
+        editions = []
+        for start in range(0, len(missing), _EDITIONS_PER_TX):
+            chunk = missing[start : start + _EDITIONS_PER_TX]
+            data = token.encode_abi("setMaxSupplyBatch", [chunk, [edition_size] * len(chunk)])
+            editions.append(
+                sender.send({"to": deployment.card_token, "data": data}, "setting edition sizes")
             )
-            hashes.append(sender.send({"to": deployment.card_token, "data": data}))
-        for tx_hash in hashes:
+        for tx_hash in editions:  # mined before the mints are estimated (and their errors named)
+            sender.wait(tx_hash, "setting edition sizes")
+        mints = []
+        for wallet, merged in merged_by_wallet.items():
+            data = token.encode_abi("mintBatch", [wallet, list(merged), list(merged.values()), b""])
+            mints.append(
+                sender.send({"to": deployment.card_token, "data": data}, "minting demo cards")
+            )
+        for tx_hash in mints:
             sender.wait(tx_hash, "minting demo cards")
+        hashes = editions + mints
     except Web3Exception as exc:
         raise ChainError(f"seeding demo cards failed: {exc}") from exc
     return ["0x" + h.hex() for h in hashes]

@@ -106,8 +106,10 @@ def start_anvil(
     state_file: Path | None = None,
     timeout: float = 20.0,
     detach: bool = False,
+    hardfork: str | None = None,
 ) -> AnvilNode:
-    """Start Anvil on `port` (a free one when None) and wait until it answers."""
+    """Start Anvil on `port` (a free one when None) and wait until it answers; `hardfork` picks
+    the EVM rules (e.g. "shanghai"; Anvil's latest when None)."""
     binary = node_bin("anvil")
     if port is None:
         port = free_port(host)
@@ -118,6 +120,8 @@ def start_anvil(
         args += ["--block-time", str(block_time)]
     if state_file is not None:
         args += ["--state", str(state_file)]
+    if hardfork is not None:
+        args += ["--hardfork", hardfork]
     if log_file is not None:
         with log_file.open("ab") as out:
             process = subprocess.Popen(

@@ -17,42 +17,30 @@ from eth_abi import decode, encode
 from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
 
+from ledger.artifacts import load_artifact
 from ledger.errors import ChainError, ServiceUnavailable
 
+_LEDGER = load_artifact("MatchLedger")
+_TOKEN = load_artifact("CardToken")
 
-def selector(signature: str) -> bytes:
-    """The 4-byte selector of a function or error signature."""
-    return keccak(signature.encode())[:4]
+# selectors and topics come from the compiled ABIs; the view functions and the BatchAnchored event
+# are the same on the first release's contracts, so these work against those too
+ANCHOR = _LEDGER.selector("anchor")
+BATCH_ROOT = _LEDGER.selector("batchRoot")
+BATCH_ANCHOR_BLOCK = _LEDGER.selector("batchAnchorBlock")  # not on first-release contracts
+HEAD_BATCH_HASH = _LEDGER.selector("headBatchHash")
+LATEST_BATCH_ID = _LEDGER.selector("latestBatchId")
+WAS_SIGNER_AT = _LEDGER.selector("wasSignerAt")
+VERIFY_RESULT = _LEDGER.selector("verifyResult")
+EIP712_DOMAIN = _LEDGER.selector("eip712Domain")
+BALANCE_OF_BATCH = _TOKEN.selector("balanceOfBatch")
 
+#: The revert `anchor()` gives for a batch id that is already anchored (the worker adopts it).
+BATCH_ALREADY_ANCHORED = "MatchLedgerBatchAlreadyAnchored"
 
-def topic(signature: str) -> str:
-    """The topic-0 hex of an event signature."""
-    return "0x" + keccak(signature.encode()).hex()
-
-
-ANCHOR = selector("anchor(uint64,bytes32,uint32,bytes32)")
-BATCH_ROOT = selector("batchRoot(uint64)")
-HEAD_BATCH_HASH = selector("headBatchHash()")
-LATEST_BATCH_ID = selector("latestBatchId()")
-WAS_SIGNER_AT = selector("wasSignerAt(address,uint48)")
-VERIFY_RESULT = selector("verifyResult(uint64,bytes32,bytes32[])")
-BALANCE_OF_BATCH = selector("balanceOfBatch(address[],uint256[])")
-EIP712_DOMAIN = selector("eip712Domain()")
-
-BATCH_ALREADY_ANCHORED = selector("BatchAlreadyAnchored(uint64)")
-KNOWN_ERRORS = {
-    BATCH_ALREADY_ANCHORED: "BatchAlreadyAnchored",
-    selector("BatchOutOfOrder(uint64)"): "BatchOutOfOrder",
-    selector("PrevBatchHashMismatch(bytes32,bytes32)"): "PrevBatchHashMismatch",
-    selector("EmptyBatch(uint64)"): "EmptyBatch",
-    selector(
-        "AccessControlUnauthorizedAccount(address,bytes32)"
-    ): "AccessControlUnauthorizedAccount",
-}
-
-BATCH_ANCHORED = topic("BatchAnchored(uint64,bytes32,uint32,bytes32,bytes32)")
-TRANSFER_SINGLE = topic("TransferSingle(address,address,address,uint256,uint256)")
-TRANSFER_BATCH = topic("TransferBatch(address,address,address,uint256[],uint256[])")
+BATCH_ANCHORED = _LEDGER.event_topic("BatchAnchored")
+TRANSFER_SINGLE = _TOKEN.event_topic("TransferSingle")
+TRANSFER_BATCH = _TOKEN.event_topic("TransferBatch")
 
 ZERO32 = b"\x00" * 32
 
@@ -100,9 +88,10 @@ class RpcError(ChainError):
 
     @property
     def revert_name(self) -> str | None:
-        """The custom error name of a revert (for MatchLedger's known errors)."""
+        """The custom error name of a revert (any error in MatchLedger's ABI)."""
         data = self.revert_data
-        return KNOWN_ERRORS.get(data[:4]) if data and len(data) >= 4 else None
+        decoded = _LEDGER.decode_error(data) if data else None
+        return decoded[0] if decoded else None
 
 
 class Rpc:
@@ -241,6 +230,35 @@ class MatchLedgerClient:
         return bytes(
             self.rpc.eth_call(self.address, BATCH_ROOT + encode(["uint64"], [batch_id]), block)[:32]
         )
+
+    def batch_anchor_block(self, batch_id: int) -> int | None:
+        """The block batch `batch_id` was anchored in (0 if it isn't), or None if the contract has
+        no `batchAnchorBlock` (a first-release MatchLedger)."""
+        data = BATCH_ANCHOR_BLOCK + encode(["uint64"], [batch_id])
+        try:
+            raw = self.rpc.eth_call(self.address, data)
+        except RpcError:  # no such function: the call reverts without data
+            return None
+        return int(decode(["uint256"], raw)[0]) if len(raw) == 32 else None
+
+    def anchored_batch(
+        self, batch_id: int, hint_block: int | None = None, from_block: int = 0
+    ) -> AnchoredBatch | None:
+        """The BatchAnchored event of `batch_id` (None if not anchored), read from the one block the
+        contract recorded for it. On a first-release MatchLedger: from `hint_block` (e.g. a bundle's
+        anchoring block) when the event is there, else by a scan from `from_block`."""
+        block = self.batch_anchor_block(batch_id)
+        if block == 0:
+            return None
+        found: list[AnchoredBatch] = []
+        if block is not None:
+            found = self.anchored_batches(block, block, batch_id)
+        else:
+            if hint_block is not None:
+                found = self.anchored_batches(hint_block, hint_block, batch_id)
+            if not found:
+                found = self.anchored_batches(from_block, "latest", batch_id)
+        return found[-1] if found else None
 
     def head_batch_hash(self, block: int | str = "latest") -> bytes:
         """The hash of the latest anchored batch (zero before batch 1)."""

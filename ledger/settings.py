@@ -12,6 +12,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from ledger.errors import ConfigurationError
 
 ANVIL_CHAIN_ID = 31337
+#: Default admin handover delay off chain 31337 (see contracts/SECURITY.md, "Admin").
+PRODUCTION_ADMIN_DELAY_SECONDS = 5 * 24 * 3600
 
 #: Anvil's well-known development keys (mnemonic "test test ... junk"). Public knowledge;
 #: accepted only on chain id 31337.
@@ -44,6 +46,13 @@ class Settings(BaseSettings):
     anvil_port: int = Field(8545, description="port for the local Anvil that `make run` starts")
     deployment_file: Path | None = Field(None, description="default: <data_dir>/deployment.json")
     confirmations: int = Field(1, ge=0, description="blocks to wait before a batch is final")
+
+    admin_delay_seconds: int | None = Field(
+        None,
+        ge=0,
+        lt=2**48,
+        description="default: 0 on chain 31337, else 432000 (5 days); the contracts' admin handover delay",
+    )
 
     # keys: defaults are Anvil dev keys, refused on any chain id other than 31337
     publisher_key: SecretStr = Field(
@@ -106,6 +115,12 @@ class Settings(BaseSettings):
     def resolved_siwe_domain(self) -> str:
         """The domain sign-in messages must name."""
         return self.siwe_domain or f"{self.api_host}:{self.api_port}"
+
+    def admin_delay_for_chain(self, chain_id: int) -> int:
+        """Seconds a default admin handover of CardToken and MatchLedger waits on `chain_id`."""
+        if self.admin_delay_seconds is not None:
+            return self.admin_delay_seconds
+        return 0 if chain_id == ANVIL_CHAIN_ID else PRODUCTION_ADMIN_DELAY_SECONDS
 
     def uses_dev_keys(self) -> bool:
         """Whether any operator key is one of Anvil's public dev keys."""

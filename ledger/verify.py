@@ -95,11 +95,17 @@ class _Verifier:
 
     def event(self) -> AnchoredBatch:
         if self._event is None:
-            found = [e for e in self.events() if e.batch_id == int(self.anchor["batch_id"])]
-            _require(
-                bool(found), f"no BatchAnchored event for batch {self.anchor['batch_id']} on-chain"
+            hint = self.anchor.get("block_number")
+            found = self.ledger.anchored_batch(
+                int(self.anchor["batch_id"]),
+                hint_block=None if hint is None else int(hint),
+                from_block=int(self.chain["deployment_block"]),
             )
-            self._event = found[-1]
+            if found is None:
+                raise CheckFailed(
+                    f"no BatchAnchored event for batch {self.anchor['batch_id']} on-chain"
+                )
+            self._event = found
         return self._event
 
     # checks

@@ -1,11 +1,13 @@
-"""Helpers for the contract tests: send transactions, decode custom-error reverts, read events."""
+"""Helpers for the contract tests: send transactions, decode custom-error reverts, read events,
+deploy the test-only mocks (tests/contracts/artifacts/, built by `metaledger contracts build`)."""
 
 from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,13 +17,21 @@ from eth_hash.auto import keccak
 from web3.contract import Contract
 from web3.logs import DISCARD
 
-from ledger.deploy import Deployment, contract
+from ledger.artifacts import Artifact, canonical_type, load_artifact, parse_artifact
+from ledger.deploy import DEMO_EDITION_SIZE, Deployment, contract
 from ledger.devchain import AnvilNode
 from ledger.settings import ANVIL_DEV_KEYS, get_settings
 
 #: Anvil dev keys #5..#9 are the collectors of these tests (#0..#2 are publisher, signer, anchorer).
 COLLECTOR_KEYS = ANVIL_DEV_KEYS[5:10]
 GAS = 3_000_000
+#: The test-only contracts' artifacts (never shipped in ledger/artifacts/).
+TEST_ARTIFACTS = Path(__file__).parent / "artifacts"
+
+
+def load_test_artifact(name: str) -> Artifact:
+    """The artifact of a test-only contract, e.g. "ERC1271WalletMock"."""
+    return parse_artifact((TEST_ARTIFACTS / f"{name}.json").read_text())
 
 
 def _norm(value: Any) -> Any:
@@ -64,7 +74,7 @@ class Chain:
         """Learn the custom errors of a contract's ABI."""
         for item in c.abi:
             if item["type"] == "error":
-                types = [i["type"] for i in item["inputs"]]
+                types = [canonical_type(i) for i in item["inputs"]]
                 selector = keccak(f"{item['name']}({','.join(types)})".encode())[:4]
                 self._errors[selector] = (item["name"], types)
 
@@ -106,14 +116,7 @@ class Chain:
         """eth_call the function; the decoded custom error if it reverts, else None."""
         tx = self._tx(c, fn, args, sender, value)
         tx["value"] = hex(value)
-        body = json.dumps(
-            {"jsonrpc": "2.0", "id": 1, "method": "eth_call", "params": [tx, "latest"]}
-        ).encode()
-        request = urllib.request.Request(
-            self.anvil.rpc_url, body, {"Content-Type": "application/json"}
-        )
-        with urllib.request.urlopen(request, timeout=10) as response:
-            reply = json.loads(response.read())
+        reply = self.raw_call(tx)
         if "error" not in reply:
             return None
         data = bytes.fromhex(str(reply["error"].get("data") or "0x").removeprefix("0x"))
@@ -121,6 +124,18 @@ class Chain:
             name, types = self._errors[data[:4]]
             return Reverted(name, tuple(decode(types, data[4:])))
         return Reverted(f"<unknown {data.hex() or reply['error'].get('message')}>", ())
+
+    def raw_call(self, tx: dict[str, Any]) -> dict[str, Any]:
+        """The node's whole JSON-RPC reply to eth_call(tx) (with "error" and its data on a revert)."""
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": 1, "method": "eth_call", "params": [tx, "latest"]}
+        ).encode()
+        request = urllib.request.Request(
+            self.anvil.rpc_url, body, {"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            reply: dict[str, Any] = json.loads(response.read())
+        return reply
 
     def assert_reverts(
         self,
@@ -144,11 +159,22 @@ class Chain:
         """The decoded `name` events of contract `c` in a receipt."""
         return [e["args"] for e in c.events[name]().process_receipt(receipt, errors=DISCARD)]
 
-    def deploy(self, name: str, *args: Any, sender: str | None = None) -> Contract:
-        """Deploy an artifact (e.g. a test mock) from an unlocked account."""
-        from ledger.artifacts import load_artifact
+    def editions(self, ids: Iterable[int], size: int = DEMO_EDITION_SIZE) -> None:
+        """Give every id without an edition size one (as the publisher), so it can be minted."""
+        missing = [i for i in ids if self.token.functions.maxSupply(i).call() == 0]
+        if missing:
+            self.send(
+                self.token,
+                "setMaxSupplyBatch",
+                missing,
+                [size] * len(missing),
+                sender=self.publisher,
+            )
 
-        artifact = load_artifact(name)
+    def deploy(self, name: str, *args: Any, sender: str | None = None) -> Contract:
+        """Deploy a test-only mock or a product contract from an unlocked account."""
+        is_mock = (TEST_ARTIFACTS / f"{name}.json").is_file()
+        artifact = load_test_artifact(name) if is_mock else load_artifact(name)
         factory = self.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)  # type: ignore[call-overload]
         tx_hash = factory.constructor(*args).transact(
             {"from": sender or self.publisher, "gas": 6_000_000}

@@ -1,5 +1,5 @@
 """CardExchange on a real Anvil: atomic fills (cards and ETH), cancels, every refusal, EIP-1271
-makers, reentrancy through receiver hooks, and Python/contract agreement on the offer digest."""
+makers, re-entry through receiver hooks, and Python/contract agreement on the offer digest."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ CARD_A, CARD_B, CARD_C = 101, 202, 303
 @pytest.fixture
 def swap(chain: Chain) -> Chain:
     """The maker holds 10 CARD_A, the taker 10 CARD_B and 10 CARD_C; both approved the exchange."""
+    chain.editions([CARD_A, CARD_B, CARD_C])
     chain.send(chain.token, "mint", MAKER, CARD_A, 10, b"", sender=chain.publisher)
     chain.send(
         chain.token, "mintBatch", TAKER, [CARD_B, CARD_C], [10, 10], b"", sender=chain.publisher
@@ -117,34 +118,44 @@ def test_refusals(swap: Chain) -> None:
     other = swap.collectors[2]
     o = offer(swap, taker=TAKER)
     args = signed(swap, o)
-    swap.assert_reverts(ex, "fill", args, other, "WrongTaker", TAKER, other)
-    swap.assert_reverts(ex, "fill", args, TAKER, "WrongPayment", 0, 1, value=1)
+    swap.assert_reverts(ex, "fill", args, other, "CardExchangeWrongTaker", TAKER, other)
+    swap.assert_reverts(ex, "fill", args, TAKER, "CardExchangeWrongPayment", 0, 1, value=1)
     paid = offer(swap, asked_wei=100, nonce=2)
-    swap.assert_reverts(ex, "fill", signed(swap, paid), TAKER, "WrongPayment", 100, 99, value=99)
+    swap.assert_reverts(
+        ex, "fill", signed(swap, paid), TAKER, "CardExchangeWrongPayment", 100, 99, value=99
+    )
     # signed by someone else, for another chain, for another contract, or altered after signing
     swap.assert_reverts(
-        ex, "fill", signed(swap, o, key=TAKER_KEY), TAKER, "InvalidSignature", MAKER
+        ex, "fill", signed(swap, o, key=TAKER_KEY), TAKER, "CardExchangeInvalidSignature", MAKER
     )
     d = swap.deployment
     for chain_id, address in ((1, d.card_exchange), (d.chain_id, d.match_ledger)):
         foreign = sign_offer(MAKER_KEY, o, chain_id, address)
-        swap.assert_reverts(ex, "fill", (o.as_tuple(), foreign), TAKER, "InvalidSignature", MAKER)
+        swap.assert_reverts(
+            ex, "fill", (o.as_tuple(), foreign), TAKER, "CardExchangeInvalidSignature", MAKER
+        )
     altered = offer(swap, taker=TAKER, given_amounts=(9,))
-    swap.assert_reverts(ex, "fill", (altered.as_tuple(), args[1]), TAKER, "InvalidSignature", MAKER)
-    swap.assert_reverts(ex, "fill", (o.as_tuple(), b"\x00" * 65), TAKER, "InvalidSignature", MAKER)
+    swap.assert_reverts(
+        ex, "fill", (altered.as_tuple(), args[1]), TAKER, "CardExchangeInvalidSignature", MAKER
+    )
+    swap.assert_reverts(
+        ex, "fill", (o.as_tuple(), b"\x00" * 65), TAKER, "CardExchangeInvalidSignature", MAKER
+    )
 
 
 def test_refused_when_expired(swap: Chain) -> None:
     o = offer(swap, expiry=swap.now() + 60)
     args = signed(swap, o)
     swap.advance(120)
-    swap.assert_reverts(swap.exchange, "fill", args, TAKER, "OfferExpired", o.expiry)
+    swap.assert_reverts(swap.exchange, "fill", args, TAKER, "CardExchangeOfferExpired", o.expiry)
 
 
 def test_refused_when_filled_twice(swap: Chain) -> None:
     args = signed(swap, offer(swap))
     swap.send(swap.exchange, "fill", *args, sender=TAKER)
-    swap.assert_reverts(swap.exchange, "fill", args, TAKER, "NonceAlreadyUsed", MAKER, 1)
+    swap.assert_reverts(
+        swap.exchange, "fill", args, TAKER, "CardExchangeNonceAlreadyUsed", MAKER, 1
+    )
 
 
 def test_cancel_one(swap: Chain) -> None:
@@ -156,8 +167,12 @@ def test_cancel_one(swap: Chain) -> None:
     }
     assert swap.exchange.functions.isNonceUsed(MAKER, 300).call()
     assert not swap.exchange.functions.isNonceUsed(MAKER, 301).call()
-    swap.assert_reverts(swap.exchange, "fill", args, TAKER, "NonceAlreadyUsed", MAKER, 300)
-    swap.assert_reverts(swap.exchange, "cancel", (300,), MAKER, "NonceAlreadyUsed", MAKER, 300)
+    swap.assert_reverts(
+        swap.exchange, "fill", args, TAKER, "CardExchangeNonceAlreadyUsed", MAKER, 300
+    )
+    swap.assert_reverts(
+        swap.exchange, "cancel", (300,), MAKER, "CardExchangeNonceAlreadyUsed", MAKER, 300
+    )
     # a cancel by someone else spends only their own nonce
     swap.send(swap.exchange, "cancel", 301, sender=TAKER)
     swap.send(swap.exchange, "fill", *signed(swap, offer(swap, nonce=301)), sender=TAKER)
@@ -175,10 +190,20 @@ def test_cancel_all_below_a_nonce(swap: Chain) -> None:
     }
     assert swap.exchange.functions.minNonce(MAKER).call() == 5
     assert swap.exchange.functions.isNonceUsed(MAKER, 4).call()
-    swap.assert_reverts(swap.exchange, "fill", low, TAKER, "NonceBelowMinimum", MAKER, 4, 5)
-    swap.assert_reverts(swap.exchange, "cancel", (3,), MAKER, "NonceBelowMinimum", MAKER, 3, 5)
     swap.assert_reverts(
-        swap.exchange, "invalidateNoncesBelow", (5,), MAKER, "MinNonceNotIncreased", 5, 5
+        swap.exchange, "fill", low, TAKER, "CardExchangeNonceBelowMinimum", MAKER, 4, 5
+    )
+    swap.assert_reverts(
+        swap.exchange, "cancel", (3,), MAKER, "CardExchangeNonceBelowMinimum", MAKER, 3, 5
+    )
+    swap.assert_reverts(
+        swap.exchange,
+        "invalidateNoncesBelow",
+        (5,),
+        MAKER,
+        "CardExchangeMinNonceNotIncreased",
+        5,
+        5,
     )
     swap.send(swap.exchange, "fill", *high, sender=TAKER)
 
@@ -233,7 +258,7 @@ def test_eip1271_maker(swap: Chain) -> None:
         "fill",
         signed(swap, bad, key=os.urandom(32).hex()),
         TAKER,
-        "InvalidSignature",
+        "CardExchangeInvalidSignature",
         wallet.address,
     )
 
@@ -252,7 +277,7 @@ def test_eth_payment_refused_by_maker_reverts_everything(swap: Chain) -> None:
     assert swap.token.functions.balanceOf(wallet.address, CARD_A).call() == 5
 
 
-def test_reentrancy_through_receiver_hook_is_refused(swap: Chain) -> None:
+def _reentrant_taker(swap: Chain) -> Any:
     attacker = swap.deploy("ReentrantTakerMock", swap.exchange.address)
     swap.send(
         swap.token,
@@ -264,17 +289,42 @@ def test_reentrancy_through_receiver_hook_is_refused(swap: Chain) -> None:
         sender=swap.publisher,
     )
     swap.send(attacker, "approve", swap.token.address, sender=TAKER)
-    first, second = offer(swap, nonce=1), offer(swap, nonce=2)
-    reentry = swap.exchange.encode_abi("fill", list(signed(swap, second)))
+    return attacker
+
+
+def test_reentering_fill_with_the_same_offer_is_refused(swap: Chain) -> None:
+    # fill spends the nonce before any transfer: a receiver hook can't fill the offer again
+    attacker = _reentrant_taker(swap)
+    first = signed(swap, offer(swap, nonce=1))
+    reentry = swap.exchange.encode_abi("fill", list(first))
     swap.assert_reverts(
         attacker,
         "fillAndReenter",
-        (*signed(swap, first), bytes.fromhex(reentry[2:])),
+        (*first, bytes.fromhex(reentry[2:])),
         TAKER,
-        "ReentrancyGuardReentrantCall",
+        "CardExchangeNonceAlreadyUsed",
+        MAKER,
+        1,
     )
     assert balances(swap, MAKER) == [10, 0, 0]
     assert not swap.exchange.functions.isNonceUsed(MAKER, 1).call()
+    assert not attacker.functions.reentered().call()
+
+
+def test_reentering_fill_with_another_offer_is_just_a_second_fill(swap: Chain) -> None:
+    # no reentrancy guard (contracts/SECURITY.md): a fill from a receiver hook is an ordinary
+    # second fill with its own nonce, signature, cards and payment
+    attacker = _reentrant_taker(swap)
+    first, second = signed(swap, offer(swap, nonce=1)), signed(swap, offer(swap, nonce=2))
+    reentry = swap.exchange.encode_abi("fill", list(second))
+    receipt = swap.send(
+        attacker, "fillAndReenter", *first, bytes.fromhex(reentry[2:]), sender=TAKER
+    )
+    assert attacker.functions.reentered().call()
+    assert len(swap.events(swap.exchange, receipt, "OfferFilled")) == 2
+    assert balances(swap, MAKER) == [4, 4, 2]
+    assert balances(swap, attacker.address) == [6, 6, 8]
+    assert all(swap.exchange.functions.isNonceUsed(MAKER, n).call() for n in (1, 2))
 
 
 def test_open_offer_any_taker(swap: Chain) -> None:

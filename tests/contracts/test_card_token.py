@@ -1,4 +1,4 @@
-"""CardToken on a real Anvil: roles, minting, edition sizes, URI, ERC-1155 conformance, events."""
+"""CardToken on a real Anvil: roles, minting within edition sizes, URI, ERC-1155 conformance, events."""
 
 from __future__ import annotations
 
@@ -40,11 +40,14 @@ def test_roles_granted_to_publisher(chain: Chain) -> None:
     for role in (t.DEFAULT_ADMIN_ROLE().call(), t.MINTER_ROLE().call(), t.URI_SETTER_ROLE().call()):
         assert t.hasRole(role, chain.publisher).call()
     assert t.MINTER_ROLE().call() == MINTER_ROLE
+    assert t.defaultAdmin().call() == t.owner().call() == chain.publisher
+    assert t.defaultAdminDelay().call() == 0  # the settings' delay on chain 31337
 
 
 def test_mint_emits_transfer_single_and_updates_supply(chain: Chain) -> None:
     alice = chain.collectors[0]
     tid = token_id("metax", "U92-JL")
+    chain.editions([tid])
     receipt = chain.send(chain.token, "mint", alice, tid, 3, b"", sender=chain.publisher)
     (event,) = chain.events(chain.token, receipt, "TransferSingle")
     assert (event["operator"], event["to"], event["id"], event["value"]) == (
@@ -63,6 +66,7 @@ def test_mint_emits_transfer_single_and_updates_supply(chain: Chain) -> None:
 def test_mint_batch_emits_transfer_batch(chain: Chain) -> None:
     alice = chain.collectors[0]
     ids = [token_id("metamasters", f"C{i}") for i in range(4)]
+    chain.editions(ids)
     receipt = chain.send(
         chain.token, "mintBatch", alice, ids, [1, 2, 3, 4], b"", sender=chain.publisher
     )
@@ -83,6 +87,7 @@ def test_granted_minter_can_mint(chain: Chain) -> None:
     bob = chain.collectors[1]
     receipt = chain.send(chain.token, "grantRole", MINTER_ROLE, bob, sender=chain.publisher)
     assert chain.events(chain.token, receipt, "RoleGranted")[0]["account"] == bob
+    chain.editions([5])
     chain.send(chain.token, "mint", bob, 5, 1, b"", sender=bob)
     assert chain.token.functions.balanceOf(bob, 5).call() == 1
 
@@ -96,14 +101,22 @@ def test_max_supply_set_once_and_enforced(chain: Chain) -> None:
     assert chain.token.functions.maxSupply(tid).call() == 5
     chain.send(chain.token, "mint", alice, tid, 4, b"", sender=chain.publisher)
     chain.assert_reverts(
-        chain.token, "mint", (alice, tid, 2, b""), chain.publisher, "MaxSupplyExceeded", tid, 6, 5
+        chain.token,
+        "mint",
+        (alice, tid, 2, b""),
+        chain.publisher,
+        "CardTokenMaxSupplyExceeded",
+        tid,
+        6,
+        5,
     )
+    chain.editions([7])
     chain.assert_reverts(
         chain.token,
         "mintBatch",
         (alice, [7, tid], [1, 2], b""),
         chain.publisher,
-        "MaxSupplyExceeded",
+        "CardTokenMaxSupplyExceeded",
         tid,
         6,
         5,
@@ -111,29 +124,54 @@ def test_max_supply_set_once_and_enforced(chain: Chain) -> None:
     chain.send(chain.token, "mint", alice, tid, 1, b"", sender=chain.publisher)
     assert chain.token.functions.totalSupply(tid).call() == 5
     chain.assert_reverts(
-        chain.token, "setMaxSupply", (tid, 9), chain.publisher, "MaxSupplyAlreadySet", tid, 5
+        chain.token,
+        "setMaxSupply",
+        (tid, 9),
+        chain.publisher,
+        "CardTokenMaxSupplyAlreadySet",
+        tid,
+        5,
     )
+
+
+def test_minting_needs_an_edition_size_first(chain: Chain) -> None:
+    alice = chain.collectors[0]
+    p = chain.publisher
+    chain.assert_reverts(chain.token, "mint", (alice, 77, 3, b""), p, "CardTokenNoMaxSupply", 77)
+    chain.editions([76])
+    chain.assert_reverts(
+        chain.token, "mintBatch", (alice, [76, 77], [1, 1], b""), p, "CardTokenNoMaxSupply", 77
+    )
+    assert chain.token.functions.totalSupply(76).call() == 0
+    receipt = chain.send(chain.token, "setMaxSupplyBatch", [77, 78], [3, 4], sender=p)
+    events = chain.events(chain.token, receipt, "MaxSupplySet")
+    assert [(e["id"], e["maxSupply"]) for e in events] == [(77, 3), (78, 4)]
+    chain.send(chain.token, "mint", alice, 77, 3, b"", sender=p)
+    assert chain.token.functions.balanceOf(alice, 77).call() == 3
 
 
 def test_max_supply_invalid_values(chain: Chain) -> None:
     alice = chain.collectors[0]
-    chain.send(chain.token, "mint", alice, 77, 3, b"", sender=chain.publisher)
+    p = chain.publisher
     chain.assert_reverts(
-        chain.token, "setMaxSupply", (77, 2), chain.publisher, "InvalidMaxSupply", 77, 2, 3
+        chain.token, "setMaxSupply", (78, 0), p, "CardTokenInvalidMaxSupply", 78, 0
     )
-    chain.assert_reverts(
-        chain.token, "setMaxSupply", (78, 0), chain.publisher, "InvalidMaxSupply", 78, 0, 0
-    )
-    admin_role = b"\x00" * 32
     chain.assert_reverts(
         chain.token,
-        "setMaxSupply",
-        (78, 1),
-        alice,
-        "AccessControlUnauthorizedAccount",
-        alice,
-        admin_role,
+        "setMaxSupplyBatch",
+        ([78, 79], [1]),
+        p,
+        "CardTokenInvalidArrayLength",
+        2,
+        1,
     )
+    admin_role = b"\x00" * 32
+    # the minter (or anyone but the admin) can't set edition sizes
+    chain.send(chain.token, "grantRole", MINTER_ROLE, alice, sender=p)
+    for fn, args in (("setMaxSupply", (78, 1)), ("setMaxSupplyBatch", ([78], [1]))):
+        chain.assert_reverts(
+            chain.token, fn, args, alice, "AccessControlUnauthorizedAccount", alice, admin_role
+        )
 
 
 def test_uri_follows_erc1155_convention_and_setter_role(chain: Chain) -> None:
@@ -152,14 +190,33 @@ def test_uri_follows_erc1155_convention_and_setter_role(chain: Chain) -> None:
 
 
 def test_supports_interface(chain: Chain) -> None:
+    from eth_hash.auto import keccak
+
     s = chain.token.functions.supportsInterface
     for interface in ("d9b67a26", "0e89341c", "7965db0b", "01ffc9a7"):
         assert s(bytes.fromhex(interface)).call()
+    # IAccessControlDefaultAdminRules: the XOR of its own functions' selectors
+    admin_rules = 0
+    for signature in (
+        "defaultAdmin()",
+        "pendingDefaultAdmin()",
+        "defaultAdminDelay()",
+        "pendingDefaultAdminDelay()",
+        "beginDefaultAdminTransfer(address)",
+        "cancelDefaultAdminTransfer()",
+        "acceptDefaultAdminTransfer()",
+        "changeDefaultAdminDelay(uint48)",
+        "rollbackDefaultAdminDelay()",
+        "defaultAdminDelayIncreaseWait()",
+    ):
+        admin_rules ^= int.from_bytes(keccak(signature.encode())[:4], "big")
+    assert s(admin_rules.to_bytes(4, "big")).call()
     assert not s(bytes.fromhex("ffffffff")).call()
 
 
 def test_transfers_approvals_and_their_reverts(chain: Chain) -> None:
     alice, bob, carol = chain.collectors[:3]
+    chain.editions([1, 2])
     chain.send(chain.token, "mintBatch", alice, [1, 2], [5, 5], b"", sender=chain.publisher)
     receipt = chain.send(chain.token, "safeTransferFrom", alice, bob, 1, 2, b"", sender=alice)
     assert chain.events(chain.token, receipt, "TransferSingle")[0]["value"] == 2
@@ -219,6 +276,7 @@ def test_transfers_approvals_and_their_reverts(chain: Chain) -> None:
 def test_receiver_hooks(chain: Chain) -> None:
     # a contract that implements the hooks receives; one that doesn't (the exchange) is refused
     wallet = chain.deploy("ERC1271WalletMock", chain.collectors[0])
+    chain.editions([3])
     receipt = chain.send(chain.token, "mint", wallet.address, 3, 2, b"", sender=chain.publisher)
     assert chain.token.functions.balanceOf(wallet.address, 3).call() == 2
     assert receipt["status"] == 1

@@ -11,6 +11,7 @@ from eth_account import Account
 from eth_hash.auto import keccak
 
 from ledger import merkle
+from ledger.matchledger import BATCH_ALREADY_ANCHORED, MatchLedgerClient, Rpc
 from ledger.signing import (
     ZERO_ADDRESS,
     MatchResult,
@@ -71,20 +72,49 @@ def test_anchor_chain_events_and_views(chain: Chain) -> None:
         assert led.batchRoot(batch_id).call() == root
         assert led.headBatchHash().call() == expected
         assert led.latestBatchId().call() == batch_id
+        assert led.batchAnchorBlock(batch_id).call() == receipt["blockNumber"]
         prev = expected
-        assert receipt["gasUsed"] <= 60_000
+    assert led.batchAnchorBlock(0).call() == led.batchAnchorBlock(4).call() == 0
+
+
+def test_batch_event_found_from_its_id_in_one_block(chain: Chain) -> None:
+    """MatchLedgerClient reads the anchoring block from the contract and asks for that one block's
+    logs: no scan from the deployment block, across slots of packed blocks too."""
+    client = MatchLedgerClient(Rpc(chain.anvil.rpc_url), chain.ledger.address)
+    prev, blocks = ZERO32, {}
+    for batch_id in range(1, 9):  # batches 1-6 share a slot; 7 opens the next one
+        chain.anvil.mine(batch_id)  # anchoring blocks spread apart
+        root = os.urandom(32)
+        receipt = chain.send(chain.ledger, "anchor", batch_id, root, 3, prev, sender=chain.anchorer)
+        blocks[batch_id] = receipt["blockNumber"]
+        prev = batch_hash(prev, batch_id, root, 3)
+    chain.anvil.mine(5)
+    for batch_id, block in blocks.items():
+        assert client.batch_anchor_block(batch_id) == block
+        event = client.anchored_batch(batch_id)
+        assert event is not None
+        assert (event.batch_id, event.block_number, event.count) == (batch_id, block, 3)
+    assert client.batch_anchor_block(9) == 0
+    assert client.anchored_batch(9) is None
 
 
 def test_anchor_reverts(chain: Chain) -> None:
     a = chain.anchorer
     root = os.urandom(32)
-    chain.assert_reverts(chain.ledger, "anchor", (2, root, 1, ZERO32), a, "BatchOutOfOrder", 2)
-    chain.assert_reverts(chain.ledger, "anchor", (0, root, 1, ZERO32), a, "BatchOutOfOrder", 0)
-    chain.assert_reverts(chain.ledger, "anchor", (1, ZERO32, 1, ZERO32), a, "EmptyBatch", 1)
-    chain.assert_reverts(chain.ledger, "anchor", (1, root, 0, ZERO32), a, "EmptyBatch", 1)
+    out_of_order, empty = "MatchLedgerBatchOutOfOrder", "MatchLedgerEmptyBatch"
+    chain.assert_reverts(chain.ledger, "anchor", (2, root, 1, ZERO32), a, out_of_order, 2)
+    chain.assert_reverts(chain.ledger, "anchor", (0, root, 1, ZERO32), a, out_of_order, 0)
+    chain.assert_reverts(chain.ledger, "anchor", (1, ZERO32, 1, ZERO32), a, empty, 1)
+    chain.assert_reverts(chain.ledger, "anchor", (1, root, 0, ZERO32), a, empty, 1)
     wrong = b"\x01" * 32
     chain.assert_reverts(
-        chain.ledger, "anchor", (1, root, 1, wrong), a, "PrevBatchHashMismatch", ZERO32, wrong
+        chain.ledger,
+        "anchor",
+        (1, root, 1, wrong),
+        a,
+        "MatchLedgerPrevBatchHashMismatch",
+        ZERO32,
+        wrong,
     )
     role = chain.ledger.functions.ANCHORER_ROLE().call()
     p = chain.publisher
@@ -94,8 +124,17 @@ def test_anchor_reverts(chain: Chain) -> None:
     chain.send(chain.ledger, "anchor", 1, root, 1, ZERO32, sender=a)
     head = chain.ledger.functions.headBatchHash().call()
     chain.assert_reverts(
-        chain.ledger, "anchor", (1, os.urandom(32), 1, head), a, "BatchAlreadyAnchored", 1
+        chain.ledger,
+        "anchor",
+        (1, os.urandom(32), 1, head),
+        a,
+        "MatchLedgerBatchAlreadyAnchored",
+        1,
     )
+    # the worker's dry run names the error from the ABI
+    client = MatchLedgerClient(Rpc(chain.anvil.rpc_url), chain.ledger.address)
+    assert client.simulate_anchor(a, 1, os.urandom(32), 1, head) == BATCH_ALREADY_ANCHORED
+    assert client.simulate_anchor(a, 2, os.urandom(32), 1, head) is None
 
 
 def test_verify_result_agrees_with_python_merkle_tree(chain: Chain) -> None:
@@ -138,11 +177,18 @@ def test_signer_registry_history_and_events(chain: Chain) -> None:
 def test_signer_registry_reverts(chain: Chain) -> None:
     p, other = chain.publisher, chain.collectors[1]
     chain.assert_reverts(
-        chain.ledger, "addSigner", (chain.signer,), p, "SignerAlreadyAuthorised", chain.signer
+        chain.ledger,
+        "addSigner",
+        (chain.signer,),
+        p,
+        "MatchLedgerSignerAlreadyAuthorised",
+        chain.signer,
     )
-    chain.assert_reverts(chain.ledger, "removeSigner", (other,), p, "SignerNotAuthorised", other)
     chain.assert_reverts(
-        chain.ledger, "addSigner", (ZERO_ADDRESS,), p, "InvalidSigner", ZERO_ADDRESS
+        chain.ledger, "removeSigner", (other,), p, "MatchLedgerSignerNotAuthorised", other
+    )
+    chain.assert_reverts(
+        chain.ledger, "addSigner", (ZERO_ADDRESS,), p, "MatchLedgerInvalidSigner", ZERO_ADDRESS
     )
     for fn in ("addSigner", "removeSigner"):
         chain.assert_reverts(

@@ -87,6 +87,7 @@ def test_random_sequences_conserve_supply_and_never_refill(
         c.anvil.snapshot()
     )  # one snapshot per example (a function fixture would span all examples)
     try:
+        c.editions(IDS)
         for who in PEOPLE:
             c.send(c.token, "setApprovalForAll", c.exchange.address, True, sender=who)
             c.send(c.token, "mintBatch", who, IDS, [3, 3, 3], b"", sender=c.publisher)

@@ -1,11 +1,14 @@
-"""The rest of the contracts' surface: EIP-712 domains and type hashes, role management, and a
-guard that every external function, event and custom error is exercised by these tests."""
+"""The rest of the contracts' surface: EIP-712 domains and type hashes, role management, the
+exchange's constructor check, and a guard that every external function, event and custom error is
+exercised by these tests."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from eth_abi import encode
+from eth_hash.auto import keccak
 
 from ledger.artifacts import CONTRACT_NAMES, load_artifact
 from ledger.signing import (
@@ -35,7 +38,22 @@ def test_eip712_domains_and_type_hashes(chain: Chain) -> None:
             c.address,
         )
         assert (salt, extensions) == (ZERO32, [])
-        assert domain_separator(name, d.chain_id, c.address)  # computed the same way as the digests
+        # the separator the Python digests use is the EIP-712 hash of exactly these fields
+        expected = keccak(
+            encode(
+                ["bytes32", "bytes32", "bytes32", "uint256", "address"],
+                [
+                    keccak(
+                        b"EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
+                    ),
+                    keccak(got_name.encode()),
+                    keccak(version.encode()),
+                    chain_id,
+                    verifying,
+                ],
+            )
+        )
+        assert domain_separator(name, d.chain_id, c.address) == expected
     assert chain.ledger.functions.MATCH_RESULT_TYPEHASH().call() == MATCH_RESULT_TYPEHASH
     assert chain.exchange.functions.OFFER_TYPEHASH().call() == OFFER_TYPEHASH
 
@@ -76,7 +94,19 @@ def test_role_management_events(chain: Chain) -> None:
 
 
 @pytest.mark.chain
+def test_exchange_refuses_a_card_token_without_code(chain: Chain) -> None:
+    artifact = load_artifact("CardExchange")
+    factory = chain.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)  # type: ignore[call-overload]
+    eoa = chain.collectors[0]
+    initcode = bytes.fromhex(factory.constructor(eoa).data_in_transaction.removeprefix("0x"))
+    reply = chain.raw_call({"from": chain.publisher, "data": "0x" + initcode.hex()})
+    data = bytes.fromhex(reply["error"]["data"].removeprefix("0x"))
+    assert artifact.decode_error(data) == ("CardExchangeInvalidCardToken", (eoa.lower(),))
+
+
+@pytest.mark.chain
 def test_total_supply_over_all_ids(chain: Chain) -> None:
+    chain.editions([901, 902])
     before = chain.token.functions.totalSupply().call()
     chain.send(
         chain.token,
@@ -96,7 +126,7 @@ UNREACHABLE = {
     "ERC1155InvalidApprover": "the approver is always msg.sender, never the zero address",
     "RoleAdminChanged": "no role admin is ever changed (every role's admin is DEFAULT_ADMIN_ROLE)",
     "CheckpointUnorderedInsertion": "signer checkpoints are keyed by block.number, which never decreases",
-    "SafeCastOverflowedUintDowncast": "block.number won't exceed 2**48",
+    "SafeCastOverflowedUintDowncast": "block.number won't reach 2**40 on a test chain; the forge test test_RevertWhen_BlockNumberBeyond40Bits covers it",
     "InvalidShortString": "EIP-712 name and version are constants shorter than 32 bytes",
     "StringTooLong": "EIP-712 name and version are constants shorter than 32 bytes",
     "EIP712DomainChanged": "the EIP-712 domain is immutable",
