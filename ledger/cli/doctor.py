@@ -1,20 +1,31 @@
-"""`metaledger doctor`: what is installed, what is missing, and the command that fixes it."""
+"""`metaledger doctor`: what is installed, what is missing, and the command that fixes it.
+
+The local servers are really started and stopped (Anvil on the saved chain state, redis-server,
+the embedded PostgreSQL of the tests), each in a scratch folder of the data directory; a server
+that fails is reported in its own words (the last lines of its log)."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+from ledger.cli.options import DataDir, use_data_dir
 from ledger.errors import MetaLedgerError
 from ledger.settings import get_settings
-from ledger.toolchain import PROJECT_ROOT, node_bin, redis_server_bin
+from ledger.toolchain import PROJECT_ROOT, node_bin
+
+if TYPE_CHECKING:
+    from ledger.stackinfo import StackInfo
 
 
 @dataclass
@@ -71,10 +82,27 @@ def _check_npm_package(package: str) -> Callable[[], Check]:
     return check
 
 
+def _running_stack() -> StackInfo | None:
+    from ledger.stackinfo import find_stack
+
+    try:
+        return find_stack(get_settings())
+    except MetaLedgerError:
+        return None
+
+
+def _check_stack() -> Check:
+    stack = _running_stack()
+    if stack is None:
+        return Check("local stack", False, "not running", "make run")
+    return Check("local stack", True, f"running: API {stack.api_url} (pid {stack.pid})")
+
+
 def _check_chain() -> Check:
     from ledger.devchain import rpc_call
 
-    url = get_settings().rpc_url
+    stack = _running_stack()
+    url = stack.rpc_url if stack is not None else get_settings().rpc_url
     try:
         chain_id = int(rpc_call(url, "eth_chainId", timeout=2.0), 16)
     except MetaLedgerError:
@@ -82,14 +110,121 @@ def _check_chain() -> Check:
     return Check("chain", True, f"chain id {chain_id} at {url}")
 
 
+def _scratch_dir() -> Path:
+    """A temporary folder inside the data directory (so that it is checked too)."""
+    data = get_settings().data_dir
+    data.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="doctor-", dir=data))
+
+
+def _check_anvil_server() -> Check:
+    from ledger.childprocess import ChildProcess
+    from ledger.devchain import anvil_args, rpc_call
+    from ledger.ports import free_port
+
+    settings = get_settings()
+    if "rpc_url" in settings.model_fields_set:
+        return Check("anvil server", True, "not used: METALEDGER_RPC_URL names the chain")
+    state = settings.data_dir / "anvil-state.json"
+    scratch = _scratch_dir()
+    try:
+        port = free_port()
+        args = anvil_args(port)
+        if state.exists():  # load the saved chain read-only: the running stack owns the file
+            args += ["--load-state", str(state)]
+        child = ChildProcess("anvil", args, log_file=scratch / "anvil.log").start()
+        url = f"http://127.0.0.1:{port}"
+
+        def answers() -> bool:
+            try:
+                rpc_call(url, "eth_chainId", timeout=1.0)
+                return True
+            except MetaLedgerError:
+                return False
+
+        try:
+            child.wait_until(answers, f"answer on port {port}", 60)
+            block = int(rpc_call(url, "eth_blockNumber"), 16)
+        except MetaLedgerError as exc:
+            return Check("anvil server", False, str(exc), _fix_for(state))
+        finally:
+            child.stop()
+    except MetaLedgerError as exc:
+        return Check("anvil server", False, str(exc), "make install")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    loaded = f", loaded {state.name} at block {block}" if state.exists() else ""
+    return Check("anvil server", True, f"started on port {port}{loaded}, stopped")
+
+
+def _fix_for(state: Path) -> str:
+    if state.exists():
+        return f"if {state.name} is damaged, move it aside (the chain then starts afresh)"
+    return "make install"
+
+
+def _check_redis_server() -> Check:
+    import redis
+
+    from ledger.localservices import RedisServer
+
+    settings = get_settings()
+    if settings.broker_url:
+        url = settings.broker_url
+        try:
+            client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+            client.ping()
+            client.close()
+        except redis.RedisError:
+            return Check(
+                "broker", False, "nothing answers at METALEDGER_BROKER_URL",
+                "start it, or unset METALEDGER_BROKER_URL",
+            )  # fmt: skip
+        return Check("broker", True, "METALEDGER_BROKER_URL answers PING")
+    scratch = _scratch_dir()
+    server = RedisServer(scratch)
+    try:
+        server.start()
+        client = redis.Redis.from_url(server.url, socket_timeout=2)
+        client.ping()
+        client.close()
+    except MetaLedgerError as exc:
+        return Check("redis-server", False, str(exc), "make install")
+    except redis.RedisError as exc:
+        return Check("redis-server", False, f"started but does not answer PING: {exc}", "")
+    finally:
+        server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return Check("redis-server", True, f"started on port {server.port}, answered PING, stopped")
+
+
+def _check_postgres_server() -> Check:
+    from ledger.localservices import PostgresServer
+
+    scratch = _scratch_dir()
+    try:
+        server = PostgresServer(scratch / "postgres")
+        try:
+            server.create_database("doctor")
+        finally:
+            server.stop()
+    except Exception as exc:  # the wheel's own errors: a finding here, not a crash
+        lines = [line for line in str(exc).splitlines() if line.strip()]
+        return Check(
+            "postgresql (tests)", False, lines[-1] if lines else type(exc).__name__, "make install"
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return Check("postgresql (tests)", True, "embedded server started, created a database, stopped")
+
+
 def _check_database() -> Check:
     import sqlalchemy as sa
 
     url = get_settings().resolved_database_url
+    shown = sa.engine.make_url(url).render_as_string(hide_password=True)
     try:
         if url.startswith("sqlite:///"):
-            from pathlib import Path
-
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         engine = sa.create_engine(url)
         with engine.connect() as conn:
@@ -97,38 +232,9 @@ def _check_database() -> Check:
         engine.dispose()
     except Exception as exc:  # any driver error is a finding here, not a crash
         return Check(
-            "database", False, f"{url}: {str(exc).splitlines()[0]}", "set METALEDGER_DATABASE_URL"
+            "database", False, f"{shown}: {str(exc).splitlines()[0]}", "set METALEDGER_DATABASE_URL"
         )
-    return Check("database", True, url)
-
-
-def _check_broker() -> Check:
-    import redis
-
-    settings = get_settings()
-    url = settings.resolved_broker_url
-    try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=1)
-        client.ping()
-        client.close()
-        return Check("broker", True, f"answers at {url}")
-    except redis.RedisError:
-        if settings.broker_url:
-            return Check(
-                "broker",
-                False,
-                f"nothing answers at {url}",
-                "start it, or unset METALEDGER_BROKER_URL",
-            )
-    try:
-        binary = redis_server_bin()
-    except MetaLedgerError as exc:
-        return Check("broker", False, str(exc), "make install")
-    return Check(
-        "broker",
-        True,
-        f"not running; `make run` starts {binary.name} on port {settings.redis_port}",
-    )
+    return Check("database", True, shown)
 
 
 def _check_deployment() -> Check:
@@ -146,20 +252,26 @@ CHECKS: list[Callable[[], Check]] = [
     _check_npm_package("solc"),
     _check_npm_package("@openzeppelin/contracts"),
     _check_database,
-    _check_broker,
+    _check_anvil_server,
+    _check_redis_server,
+    _check_postgres_server,
+    _check_stack,
     _check_chain,
     _check_deployment,
 ]
 
+#: what only exists while (or after) `make run` runs: shown, but not a failure
+INFORMATIONAL = ("local stack", "chain", "deployment")
 
-def doctor() -> None:
-    """Check Node, the npm toolchain, Anvil, the database and the broker; print fixes."""
+
+def doctor(data_dir: DataDir = None) -> None:
+    """Check Node and the npm toolchain; start and stop Anvil, redis-server and PostgreSQL as
+    the stack and the tests do; check the database; print the fix for each problem."""
+    use_data_dir(data_dir)
     table = Table("check", "", "detail", "fix", caption=f"python {sys.version.split()[0]}")
     results = [check() for check in CHECKS]
     for r in results:
         table.add_row(r.name, "[green]✓[/]" if r.ok else "[red]✗[/]", r.detail, r.fix)
     Console().print(table)
-    # the chain and the deployment are only up while `make run` is running
-    essential = [r for r in results if r.name not in ("chain", "deployment")]
-    if not all(r.ok for r in essential):
+    if not all(r.ok for r in results if r.name not in INFORMATIONAL):
         raise typer.Exit(1)
