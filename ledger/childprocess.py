@@ -33,9 +33,10 @@ def _die_with_parent() -> None:
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
-def log_tail(path: Path | None, window: int = 6) -> str:
+def log_tail(path: Path | None, window: int = 6, limit: int = 500) -> str:
     """The last words of a log: from its last error line (among the final `window` lines) to
-    the end, joined with " | ", or else its last line; "" when there is none."""
+    the end, joined with " | ", or else its last line (at most `limit` characters from the end);
+    "" when there is none."""
     if path is None:
         return ""
     try:
@@ -45,10 +46,13 @@ def log_tail(path: Path | None, window: int = 6) -> str:
     except OSError:
         return ""
     lines = [line.strip() for line in text.splitlines() if line.strip()][-window:]
+    tail = lines[-1:]
     for i in range(len(lines) - 1, -1, -1):
         if "error" in lines[i].lower() or "fatal" in lines[i].lower():
-            return " | ".join(lines[i:])
-    return lines[-1] if lines else ""
+            tail = lines[i:]
+            break
+    text = " | ".join(tail)
+    return text if len(text) <= limit else "..." + text[-limit:]
 
 
 class ChildProcess:
@@ -108,9 +112,13 @@ class ChildProcess:
         """Whether the process is running."""
         return self.process is not None and self.process.poll() is None
 
+    def exit_code(self) -> int | None:
+        """The exit code (negative: killed by that signal), None while running."""
+        return self.process.poll() if self.process is not None else None
+
     def exit_description(self) -> str:
         """How the process ended: "exited with code 1", "was killed by SIGKILL"."""
-        code = self.process.poll() if self.process is not None else None
+        code = self.exit_code()
         if code is None:
             return "is running"
         if code < 0:
@@ -124,7 +132,7 @@ class ChildProcess:
         """A one-line account of the process ending before `what`, in its own last words."""
         tail = log_tail(self.log_file)
         where = f" (log: {self.log_file})" if self.log_file is not None else ""
-        return f"{self.name} {self.exit_description()} before {what}" + (
+        return f"{self.name} {self.exit_description()} before it could {what}" + (
             f": {tail}{where}" if tail else where
         )
 
@@ -150,7 +158,7 @@ class ChildProcess:
                 tail = log_tail(self.log_file)
                 self.stop()
                 raise ServiceUnavailable(
-                    f"{self.name} did not {what} within {timeout:.0f} s"
+                    f"{self.name} did not {what} within {timeout:g} s"
                     + (f"; its log ends: {tail}" if tail else "")
                 )
             time.sleep(0.05)

@@ -15,24 +15,27 @@ from ledger.toolchain import redis_server_bin
 
 class RedisServer:
     """A redis-server child process on 127.0.0.1; can be stopped and started again on its port.
-    It logs to `<data_dir>/redis.log` (opened by this process: redis-server changes into its
-    data directory first, so a relative log path of its own would point elsewhere)."""
+    It logs to `log_file` (default `<data_dir>/redis.log`), opened by this process: redis-server
+    changes into its data directory first, so a relative log path of its own would point
+    elsewhere."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        log_file: Path | None = None,
+    ) -> None:
         self.data_dir = data_dir.resolve()
         self.host = host
         self.port = port if port is not None else free_port(host)
+        self.log_file = log_file or self.data_dir / "redis.log"
         self.child: ChildProcess | None = None
 
     @property
     def url(self) -> str:
         """The redis:// URL of database 0."""
         return f"redis://{self.host}:{self.port}/0"
-
-    @property
-    def log_file(self) -> Path:
-        """Where the server's output goes."""
-        return self.data_dir / "redis.log"
 
     def args(self) -> list[str]:
         """The redis-server command line (no persistence: the broker holds only ticks)."""

@@ -88,7 +88,8 @@ class Supervisor:
         ran = now - child.started_at
         service.delay = self._next_delay(service, ran)
         service.restart_at = now + service.delay
-        tail = log_tail(child.log_file)
+        # a child killed by a signal did not say why; one that exited with an error did
+        tail = log_tail(child.log_file) if child.exit_code() else ""
         self.log(
             f"{service.name} (pid {child.pid}) {child.exit_description()} after {ran:.0f} s"
             + (f": {tail}" if tail else "")

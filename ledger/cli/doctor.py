@@ -117,6 +117,14 @@ def _scratch_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="doctor-", dir=data))
 
 
+def _doctor_log(server: str) -> Path:
+    """`<data_dir>/doctor-<server>.log`, emptied: what the server said during this check."""
+    path = get_settings().data_dir / f"doctor-{server}.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"")
+    return path
+
+
 def _check_anvil_server() -> Check:
     from ledger.childprocess import ChildProcess
     from ledger.devchain import anvil_args, rpc_call
@@ -126,13 +134,12 @@ def _check_anvil_server() -> Check:
     if "rpc_url" in settings.model_fields_set:
         return Check("anvil server", True, "not used: METALEDGER_RPC_URL names the chain")
     state = settings.data_dir / "anvil-state.json"
-    scratch = _scratch_dir()
     try:
         port = free_port()
         args = anvil_args(port)
         if state.exists():  # load the saved chain read-only: the running stack owns the file
             args += ["--load-state", str(state)]
-        child = ChildProcess("anvil", args, log_file=scratch / "anvil.log").start()
+        child = ChildProcess("anvil", args, log_file=_doctor_log("anvil")).start()
         url = f"http://127.0.0.1:{port}"
 
         def answers() -> bool:
@@ -151,8 +158,6 @@ def _check_anvil_server() -> Check:
             child.stop()
     except MetaLedgerError as exc:
         return Check("anvil server", False, str(exc), "make install")
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     loaded = f", loaded {state.name} at block {block}" if state.exists() else ""
     return Check("anvil server", True, f"started on port {port}{loaded}, stopped")
 
@@ -182,7 +187,7 @@ def _check_redis_server() -> Check:
             )  # fmt: skip
         return Check("broker", True, "METALEDGER_BROKER_URL answers PING")
     scratch = _scratch_dir()
-    server = RedisServer(scratch)
+    server = RedisServer(scratch, log_file=_doctor_log("redis"))
     try:
         server.start()
         client = redis.Redis.from_url(server.url, socket_timeout=2)
@@ -223,9 +228,15 @@ def _check_database() -> Check:
 
     url = get_settings().resolved_database_url
     shown = sa.engine.make_url(url).render_as_string(hide_password=True)
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        folder = Path(url.removeprefix("sqlite:///")).parent
+        try:  # nothing to open yet: can the file be created there?
+            folder.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=folder).close()
+        except OSError as exc:
+            return Check("database", False, f"cannot create files in {folder}: {exc.strerror}", "")
+        return Check("database", True, f"{shown} (created by `make run`)")
     try:
-        if url.startswith("sqlite:///"):
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         engine = sa.create_engine(url)
         with engine.connect() as conn:
             conn.execute(sa.text("SELECT 1"))
