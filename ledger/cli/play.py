@@ -28,8 +28,8 @@ class ApiError(MetaLedgerError):
         else:  # not a problem+json body: whatever answers there is not a MetaLedger API
             kind = response.headers.get("content-type", "no content type").split(";")[0]
             detail = (
-                f"{response.request.url} answered HTTP {response.status_code} ({kind}), not a "
-                "MetaLedger API problem: is --api the URL of a running MetaLedger API?"
+                f"{response.request.url} answered HTTP {response.status_code} ({kind}): "
+                "that is not a MetaLedger API"
             )
             body = {}
         super().__init__(detail)
@@ -60,7 +60,12 @@ class ApiPlayer:
             ) from exc
         if response.status_code not in ok:
             raise ApiError(response)
-        return response.json() if response.content else None
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise ApiError(response) from None
 
     def sign_in(self) -> str:
         """EIP-4361 sign-in with the wallet's key; returns the address."""
