@@ -183,9 +183,12 @@ def test_a_fresh_clone_runs_plays_stops_and_verifies_after_a_restart(clone: Path
                 break
             assert time.monotonic() < deadline, export.stderr
             time.sleep(1)
+        exported = time.monotonic() - first.started
         assert first.ctrl_c() == 0, first.text()[-3000:]
+        stopped = time.monotonic() - first.started
     finally:
         first.close()
+    print(f"played and exported at {exported:.1f} s, stopped at {stopped:.1f} s")
     after_start = first.text()[first.text().index("Press Ctrl-C to stop.") :]
     assert "error" not in after_start.lower() and "make: ***" not in after_start
     assert after_start.rstrip().endswith("stopped everything `metaledger run` started")
@@ -202,9 +205,11 @@ def test_a_fresh_clone_runs_plays_stops_and_verifies_after_a_restart(clone: Path
             [str(metaledger), "verify", str(bundle), "--rpc", rpc_url],
             cwd=clone, env=env, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
+        checked = time.monotonic() - again.started
         assert again.ctrl_c() == 0
     finally:
         again.close()
+    print(f"second start: up and verified at {checked:.1f} s, stopped at {time.monotonic() - again.started:.1f} s")
     print(f"second `make run`: nothing to install ({reinstalled:.1f} s to start metaledger run)")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "✓ ownership" in verified.stdout and "OK: all 13 checks passed" in verified.stdout
