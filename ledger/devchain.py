@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,15 @@ def rpc_call(url: str, method: str, params: list[Any] | None = None, timeout: fl
     if "error" in reply:
         raise ServiceUnavailable(f"chain at {url} refused {method}: {reply['error']}")
     return reply["result"]
+
+
+def chain_answers(url: str, timeout: float = 1.0) -> bool:
+    """Whether a JSON-RPC node answers `eth_chainId` at `url` within `timeout` seconds."""
+    try:
+        rpc_call(url, "eth_chainId", timeout=timeout)
+        return True
+    except ServiceUnavailable:
+        return False
 
 
 class AnvilNode:
@@ -121,23 +130,18 @@ def start_anvil(
     timeout: float = 20.0,
     detach: bool = False,
     should_stop: Callable[[], bool] = lambda: False,
+    extra_args: Sequence[str] = (),
 ) -> AnvilNode:
-    """Start Anvil on `port` (a free one when None) and wait until it answers. A detached
-    Anvil outlives this process (`metaledger chain start`)."""
+    """Start Anvil on `port` (a free one when None) with `extra_args`, and wait until it
+    answers. A detached Anvil outlives this process (`metaledger chain start`)."""
     if port is None:
         port = free_port(host)
     else:
         ensure_free(port, "Anvil", host)
-    args = anvil_args(port, host, block_time=block_time, state_file=state_file)
+    args = [*anvil_args(port, host, block_time=block_time, state_file=state_file), *extra_args]
     child = ChildProcess("anvil", args, log_file=log_file, die_with_parent=not detach).start()
     node = AnvilNode(child, port, host)
-
-    def answers() -> bool:
-        try:
-            rpc_call(node.rpc_url, "eth_chainId", timeout=1.0)
-            return True
-        except ServiceUnavailable:
-            return False
-
-    child.wait_until(answers, f"answer on port {port}", timeout, should_stop)
+    child.wait_until(
+        lambda: chain_answers(node.rpc_url), f"answer on port {port}", timeout, should_stop
+    )
     return node

@@ -209,7 +209,9 @@ def test_a_fresh_clone_runs_plays_stops_and_verifies_after_a_restart(clone: Path
         assert again.ctrl_c() == 0
     finally:
         again.close()
-    print(f"second start: up and verified at {checked:.1f} s, stopped at {time.monotonic() - again.started:.1f} s")
+    print(
+        f"second start: up and verified at {checked:.1f} s, stopped at {time.monotonic() - again.started:.1f} s"
+    )
     print(f"second `make run`: nothing to install ({reinstalled:.1f} s to start metaledger run)")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "✓ ownership" in verified.stdout and "OK: all 13 checks passed" in verified.stdout

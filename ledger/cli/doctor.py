@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ledger.cli.options import DataDir, use_data_dir
-from ledger.errors import MetaLedgerError
+from ledger.errors import MetaLedgerError, ToolchainMissing
 from ledger.settings import get_settings
 from ledger.toolchain import PROJECT_ROOT, node_bin
 
@@ -126,46 +126,34 @@ def _doctor_log(server: str) -> Path:
 
 
 def _check_anvil_server() -> Check:
-    from ledger.childprocess import ChildProcess
-    from ledger.devchain import anvil_args, rpc_call
-    from ledger.ports import free_port
+    from ledger.devchain import start_anvil
 
     settings = get_settings()
     if "rpc_url" in settings.model_fields_set:
         return Check("anvil server", True, "not used: METALEDGER_RPC_URL names the chain")
     state = settings.data_dir / "anvil-state.json"
+    # the saved chain is loaded read-only: the running stack (if any) owns the file
+    load = ["--load-state", str(state)] if state.exists() else []
     try:
-        port = free_port()
-        args = anvil_args(port)
-        if state.exists():  # load the saved chain read-only: the running stack owns the file
-            args += ["--load-state", str(state)]
-        child = ChildProcess("anvil", args, log_file=_doctor_log("anvil")).start()
-        url = f"http://127.0.0.1:{port}"
-
-        def answers() -> bool:
-            try:
-                rpc_call(url, "eth_chainId", timeout=1.0)
-                return True
-            except MetaLedgerError:
-                return False
-
-        try:
-            child.wait_until(answers, f"answer on port {port}", 60)
-            block = int(rpc_call(url, "eth_blockNumber"), 16)
-        except MetaLedgerError as exc:
-            return Check("anvil server", False, str(exc), _fix_for(state))
-        finally:
-            child.stop()
-    except MetaLedgerError as exc:
+        node = start_anvil(log_file=_doctor_log("anvil"), timeout=60, extra_args=load)
+    except ToolchainMissing as exc:
         return Check("anvil server", False, str(exc), "make install")
+    except MetaLedgerError as exc:
+        return Check("anvil server", False, str(exc), _fix_for(state))
+    try:
+        block = int(node.rpc("eth_blockNumber"), 16)
+    except MetaLedgerError as exc:
+        return Check("anvil server", False, f"started but does not answer: {exc}", "see the log")
+    finally:
+        node.stop()
     loaded = f", loaded {state.name} at block {block}" if state.exists() else ""
-    return Check("anvil server", True, f"started on port {port}{loaded}, stopped")
+    return Check("anvil server", True, f"started on port {node.port}{loaded}, stopped")
 
 
 def _fix_for(state: Path) -> str:
     if state.exists():
         return f"if {state.name} is damaged, move it aside (the chain then starts afresh)"
-    return "make install"
+    return "see the log"
 
 
 def _check_redis_server() -> Check:

@@ -78,10 +78,12 @@ def run(data_dir: DataDir = None) -> None:
         else:
             _print_welcome(console, stack)
             stack.watch()
-        console.print("stopping...")
+        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+            console.print("stopping...")
     finally:
         stack.stop()
-        console.print("stopped everything `metaledger run` started")
+        with contextlib.suppress(OSError):
+            console.print("stopped everything `metaledger run` started")
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
         restore_terminal()

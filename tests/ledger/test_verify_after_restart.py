@@ -11,10 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.childprocess import ChildProcess
-from ledger.devchain import AnvilNode, anvil_args, rpc_call, start_anvil
-from ledger.errors import ServiceUnavailable
-from ledger.ports import free_port
+from ledger.devchain import AnvilNode, start_anvil
 
 pytestmark = pytest.mark.chain
 V1 = Path(__file__).resolve().parents[1] / "fixtures" / "v1"
@@ -49,34 +46,18 @@ def test_a_bundle_verifies_after_the_local_chain_restarts(tmp_path: Path) -> Non
     assert "✓ ownership" in result.stdout
 
 
-def _anvil_without_history(state: Path, tmp: Path) -> tuple[ChildProcess, str]:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    args = [*anvil_args(port), "--state", str(state)]
-    child = ChildProcess("anvil", args, log_file=tmp / "anvil.log").start()
-
-    def answers() -> bool:
-        try:
-            rpc_call(url, "eth_chainId", timeout=1)
-            return True
-        except ServiceUnavailable:
-            return False
-
-    child.wait_until(answers, "answer", 60)
-    return child, url
-
-
 def test_a_chain_without_historical_states_is_named_in_plain_words(tmp_path: Path) -> None:
     # what `make run` did before: --state without --preserve-historical-states, then a restart
     state = tmp_path / "anvil-state.json"
     shutil.copy(V1 / "anvil-state.json", state)
-    first, _ = _anvil_without_history(state, tmp_path)
+    old_way = ["--state", str(state)]
+    first = start_anvil(log_file=tmp_path / "anvil.log", timeout=60, extra_args=old_way)
     first.stop()  # writes the state back, without the historical states
-    child, url = _anvil_without_history(state, tmp_path)
+    node = start_anvil(log_file=tmp_path / "anvil.log", timeout=60, extra_args=old_way)
     try:
-        result = _verify(url)
+        result = _verify(node.rpc_url)
     finally:
-        child.stop()
+        node.stop()
     assert result.returncode == 1
     line = next(x for x in result.stdout.splitlines() if "ownership" in x)
     assert line.startswith("✗ ownership: the RPC cannot serve block 8, where ownership was pinned")

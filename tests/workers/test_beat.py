@@ -9,7 +9,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from ledger.childprocess import ChildProcess
 from ledger.pidlock import PidLock
 
