@@ -191,7 +191,7 @@ def test_a_fresh_clone_runs_plays_stops_and_verifies_after_a_restart(clone: Path
     print(f"played and exported at {exported:.1f} s, stopped at {stopped:.1f} s")
     after_start = first.text()[first.text().index("Press Ctrl-C to stop.") :]
     assert "error" not in after_start.lower() and "make: ***" not in after_start
-    assert after_start.rstrip().endswith("stopped everything `metaledger run` started")
+    assert after_start.rstrip().endswith("stopped everything `metaledger run` started"), after_start
     assert not [pid for pid in started if alive(pid)], "a process of the stack outlived Ctrl-C"
 
     again = Terminal(clone, env)
