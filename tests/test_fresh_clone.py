@@ -22,6 +22,7 @@ import fcntl
 import os
 import pty
 import re
+import select
 import shutil
 import subprocess
 import termios
@@ -88,19 +89,33 @@ class Terminal:
             start_new_session=True,
             preexec_fn=_take_terminal,
         )
-        os.close(slave)
+        # the test keeps its own end of the terminal open: output that `make run` wrote just
+        # before it exited stays readable (Linux may drop it once the last slave fd closes)
+        self.slave = slave
+        self.closed = threading.Event()
+        self.last_read = time.monotonic()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
     def _read(self) -> None:
-        while True:
+        while not self.closed.is_set():
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if not ready:
+                continue
             try:
                 data = os.read(self.master, 65536)
-            except OSError:  # the terminal closed: every process on it has exited
+            except OSError:
                 return
             if not data:
                 return
             self.output.extend(data)
+            self.last_read = time.monotonic()
+
+    def drain(self, quiet: float = 0.5, timeout: float = 10) -> None:
+        """Wait until the output has been quiet for `quiet` seconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() - self.last_read < quiet and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def text(self) -> str:
         """The output so far, without colour codes and carriage returns."""
@@ -122,7 +137,7 @@ class Terminal:
         """Type Ctrl-C; the exit status of `make run`."""
         os.write(self.master, b"\x03")
         status = self.process.wait(timeout=timeout)
-        self.reader.join(timeout=5)
+        self.drain()
         return status
 
     def close(self) -> None:
@@ -130,6 +145,9 @@ class Terminal:
         if self.process.poll() is None:
             os.killpg(self.process.pid, 9)
             self.process.wait()
+        self.closed.set()
+        self.reader.join(timeout=5)
+        os.close(self.slave)
         os.close(self.master)
 
 
