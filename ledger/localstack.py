@@ -9,7 +9,6 @@ its historical states; `<data_dir>/stack.json` tells the CLI where the running s
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -26,7 +25,7 @@ from ledger.localservices import RedisServer
 from ledger.pidlock import PidLock
 from ledger.ports import free_port, is_free, port_holder
 from ledger.settings import Settings, child_environment
-from ledger.stackinfo import StackInfo, remove_stack_info, stack_file, write_stack_info
+from ledger.stackinfo import StackInfo, find_stack, remove_stack_info, write_stack_info
 from ledger.supervisor import Supervisor
 
 if TYPE_CHECKING:
@@ -59,9 +58,10 @@ class LocalStack:
         """The (absolute) data directory."""
         return self.settings.data_dir
 
-    def event(self, line: str) -> None:
+    def event(self, line: str, *, say: bool = True) -> None:
         """Say `line` and append it, timestamped, to `<data_dir>/stack.log`."""
-        self.say(line)
+        if say:
+            self.say(line)
         with (self.data_dir / "stack.log").open("a") as log:
             log.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} {line}\n")
 
@@ -88,9 +88,9 @@ class LocalStack:
             return
         holder = self.lock.holder()
         try:
-            api = json.loads(stack_file(self.settings).read_text())["api_url"]
-        except (OSError, ValueError, KeyError):
-            api = "unknown"
+            api = find_stack(self.settings).api_url
+        except ConfigurationError:  # still starting: not recorded yet
+            api = "not answering yet"
         raise ConfigurationError(
             f"a local stack already runs from {self.data_dir} (pid {holder or '?'}, API {api}); "
             "stop it first (Ctrl-C where it runs), or start another one with --data-dir DIR"
@@ -288,7 +288,9 @@ class LocalStack:
 
     def stop(self) -> None:
         """Stop everything this stack started, newest first, and forget its record."""
-        if self.lock.held:
-            remove_stack_info(self.settings)
+        if not self.lock.held:
+            return
+        remove_stack_info(self.settings)
         self.supervisor.stop()
+        self.event("stopped every process of the stack", say=False)
         self.lock.release()

@@ -285,5 +285,7 @@ def test_sigint_to_its_process_group_stops_everything_and_exits_0(stack: Running
     assert not [pid for pid in children if alive(pid)], "a child outlived the stack"
     assert all(is_free(port) for port in ports)
     assert not (stack.data / "stack.json").exists()
+    events = (stack.data / "stack.log").read_text().splitlines()
+    assert events[-1].endswith("stopped every process of the stack")
     gone = stack.cli("play", "--data-dir", str(stack.data), "--key", DEMO_KEYS[0])
     assert gone.returncode == 2 and f"({stack.data / 'stack.json'} is missing)" in gone.stderr
