@@ -168,7 +168,12 @@ def clone(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_a_fresh_clone_runs_plays_stops_and_verifies_after_a_restart(clone: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
+    # a user's shell: no METALEDGER_ setting, and not inside `make test`'s own make
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("METALEDGER_") and k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")
+    }
     env["TERM"] = "xterm"
     metaledger = clone / ".venv" / "bin" / "metaledger"
 
