@@ -5,9 +5,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from prometheus_client import CONTENT_TYPE_LATEST, Counter, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ledger.health import HealthReport
 
 REQUESTS = Counter("metaledger_http_requests_total", "HTTP requests", ["method", "route", "status"])
 LATENCY = Histogram(
@@ -19,6 +21,21 @@ LATENCY = Histogram(
 DECKS = Counter("metaledger_deck_commitments_total", "deck registrations by outcome", ["outcome"])
 ACTIONS = Counter("metaledger_match_actions_total", "match actions applied", ["by"])
 RESULTS = Counter("metaledger_results_signed_total", "match results signed")
+
+# the gauges of /healthz, set at each scrape
+COMPONENT_UP = Gauge("metaledger_component_up", "1 when the component is up", ["component"])
+CHAIN_HEAD = Gauge("metaledger_chain_head_block", "the chain's latest block number")
+WORKERS_LIVE = Gauge("metaledger_workers_live", "workers with a recent heartbeat")
+HEARTBEAT_AGE = Gauge(
+    "metaledger_worker_heartbeat_age_seconds", "age of the newest worker heartbeat"
+)
+PENDING_RESULTS = Gauge(
+    "metaledger_anchoring_pending_results", "results not yet in a confirmed batch"
+)
+OLDEST_PENDING = Gauge(
+    "metaledger_anchoring_oldest_pending_age_seconds",
+    "how long the oldest result not yet in a confirmed batch has waited (0 when none)",
+)
 
 
 class MetricsMiddleware:
@@ -47,6 +64,23 @@ class MetricsMiddleware:
             method = scope.get("method", "GET")
             REQUESTS.labels(method, template, str(status["code"])).inc()
             LATENCY.labels(method, template).observe(time.perf_counter() - start)
+
+
+def record_health(report: HealthReport) -> None:
+    """Set the health gauges from a report (a figure that could not be read is NaN)."""
+    nan = float("nan")
+    for name, component in report.components().items():
+        COMPONENT_UP.labels(name).set(1 if component.ok else 0)
+    CHAIN_HEAD.set(nan if report.head_block is None else report.head_block)
+    workers, backlog = report.workers, report.backlog
+    WORKERS_LIVE.set(nan if workers is None else workers.count)
+    age = None if workers is None else workers.newest_age_seconds
+    HEARTBEAT_AGE.set(nan if age is None else age)
+    PENDING_RESULTS.set(nan if backlog is None else backlog.pending_results)
+    if backlog is None:
+        OLDEST_PENDING.set(nan)
+    else:
+        OLDEST_PENDING.set(backlog.oldest_pending_age_seconds or 0.0)
 
 
 def metrics_response() -> Response:

@@ -264,8 +264,46 @@ class ResultOut(BaseModel):
     created_at: datetime
 
 
+class ComponentOut(BaseModel):
+    """One part of the stack: up or down, and what was seen."""
+
+    ok: bool
+    detail: str
+
+
+class ChainHealthOut(ComponentOut):
+    """The chain and its head block."""
+
+    head_block: int | None
+
+
+class WorkerHealthOut(ComponentOut):
+    """Workers with a recent heartbeat."""
+
+    workers: int | None = Field(description="workers whose heartbeat is recent")
+    heartbeat_age_seconds: float | None = Field(description="age of the newest heartbeat")
+
+
+class AnchoringHealthOut(ComponentOut):
+    """Results signed but not yet in a confirmed batch."""
+
+    pending_results: int | None
+    oldest_pending_age_seconds: float | None
+
+
+class ComponentsOut(BaseModel):
+    """Every component of the stack; /healthz answers 503 when one is down."""
+
+    database: ComponentOut
+    broker: ComponentOut
+    chain: ChainHealthOut
+    worker: WorkerHealthOut
+    anchoring: AnchoringHealthOut
+
+
 class HealthOut(BaseModel):
-    """Liveness: chain id, contract addresses, database."""
+    """Health: each component (database, broker, chain, worker, anchoring backlog), the chain
+    id and the contract addresses."""
 
     status: Literal["ok", "degraded"]
     chain_id: int
@@ -274,3 +312,4 @@ class HealthOut(BaseModel):
     contracts: dict[str, str | None]
     database_ok: bool
     signer: str
+    components: ComponentsOut

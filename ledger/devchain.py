@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ledger.childprocess import ChildProcess
 from ledger.errors import ServiceUnavailable
 from ledger.ports import ensure_free, free_port
 from ledger.toolchain import node_bin
@@ -34,17 +34,29 @@ def rpc_call(url: str, method: str, params: list[Any] | None = None, timeout: fl
     return reply["result"]
 
 
+def chain_answers(url: str, timeout: float = 1.0) -> bool:
+    """Whether a JSON-RPC node answers `eth_chainId` at `url` within `timeout` seconds."""
+    try:
+        rpc_call(url, "eth_chainId", timeout=timeout)
+        return True
+    except ServiceUnavailable:
+        return False
+
+
 class AnvilNode:
     """A running Anvil process."""
 
-    def __init__(
-        self, process: subprocess.Popen[bytes], port: int, host: str = "127.0.0.1"
-    ) -> None:
-        self.process = process
+    def __init__(self, child: ChildProcess, port: int, host: str = "127.0.0.1") -> None:
+        self.child = child
         self.port = port
         self.host = host
         self.rpc_url = f"http://{host}:{port}"
         self._w3: Web3 | None = None
+
+    @property
+    def pid(self) -> int:
+        """The process id."""
+        return self.child.pid
 
     @property
     def chain_id(self) -> int:
@@ -78,23 +90,37 @@ class AnvilNode:
 
     def is_running(self) -> bool:
         """Whether the process is alive."""
-        return self.process.poll() is None
+        return self.child.alive()
 
     def stop(self) -> None:
-        """Stop the process (terminate, then kill after 5 s)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        """Stop the process (SIGTERM, so that a `--state` file is written; SIGKILL after 10 s)."""
+        self.child.stop(timeout=10)
 
     def __enter__(self) -> AnvilNode:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def anvil_args(
+    port: int,
+    host: str = "127.0.0.1",
+    *,
+    block_time: float | None = None,
+    state_file: Path | None = None,
+    hardfork: str | None = None,
+) -> list[str]:
+    """The Anvil command line: chain id 31337; with `state_file`, the chain (and every
+    historical state, so old blocks stay readable) is loaded from it and written back on exit."""
+    args = [str(node_bin("anvil")), "--host", host, "--port", str(port), "--chain-id", "31337"]
+    if block_time is not None:
+        args += ["--block-time", str(block_time)]
+    if state_file is not None:
+        args += ["--state", str(state_file), "--preserve-historical-states"]
+    if hardfork is not None:
+        args += ["--hardfork", hardfork]
+    return args
 
 
 def start_anvil(
@@ -107,52 +133,23 @@ def start_anvil(
     timeout: float = 20.0,
     detach: bool = False,
     hardfork: str | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+    extra_args: Sequence[str] = (),
 ) -> AnvilNode:
-    """Start Anvil on `port` (a free one when None) and wait until it answers; `hardfork` picks
-    the EVM rules (e.g. "shanghai"; Anvil's latest when None)."""
-    binary = node_bin("anvil")
+    """Start Anvil on `port` (a free one when None) with `extra_args`, and wait until it
+    answers; `hardfork` picks the EVM rules (e.g. "cancun"; Anvil's latest when None). A
+    detached Anvil outlives this process (`metaledger chain start`)."""
     if port is None:
         port = free_port(host)
     else:
         ensure_free(port, "Anvil", host)
-    args = [str(binary), "--host", host, "--port", str(port), "--chain-id", "31337"]
-    if block_time is not None:
-        args += ["--block-time", str(block_time)]
-    if state_file is not None:
-        args += ["--state", str(state_file)]
-    if hardfork is not None:
-        args += ["--hardfork", hardfork]
-    if log_file is not None:
-        with log_file.open("ab") as out:
-            process = subprocess.Popen(
-                args,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=detach,
-            )
-    else:
-        process = subprocess.Popen(
-            args,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=detach,
-        )
-    node = AnvilNode(process, port, host)
-    deadline = time.monotonic() + timeout
-    while True:
-        if process.poll() is not None:
-            raise ServiceUnavailable(
-                f"anvil exited with code {process.returncode} before answering on port {port}"
-            )
-        try:
-            rpc_call(node.rpc_url, "eth_chainId", timeout=1.0)
-            return node
-        except ServiceUnavailable:
-            if time.monotonic() > deadline:
-                node.stop()
-                raise ServiceUnavailable(
-                    f"anvil did not answer on port {port} within {timeout:.0f} s"
-                ) from None
-            time.sleep(0.05)
+    args = [
+        *anvil_args(port, host, block_time=block_time, state_file=state_file, hardfork=hardfork),
+        *extra_args,
+    ]
+    child = ChildProcess("anvil", args, log_file=log_file, die_with_parent=not detach).start()
+    node = AnvilNode(child, port, host)
+    child.wait_until(
+        lambda: chain_answers(node.rpc_url), f"answer on port {port}", timeout, should_stop
+    )
+    return node

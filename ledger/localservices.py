@@ -3,57 +3,43 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ledger.errors import ServiceUnavailable
-from ledger.ports import ensure_free, free_port
+from ledger.childprocess import ChildProcess
+from ledger.ports import accepts_connections, ensure_free, free_port
 from ledger.toolchain import redis_server_bin
 
 
-def _wait_for_port(
-    host: str, port: int, timeout: float, process: subprocess.Popen[bytes], what: str
-) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        if process.poll() is not None:
-            raise ServiceUnavailable(
-                f"{what} exited with code {process.returncode} before listening on {port}"
-            )
-        try:
-            with socket.create_connection((host, port), timeout=0.5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise ServiceUnavailable(
-                    f"{what} did not listen on port {port} within {timeout:.0f} s"
-                ) from None
-            time.sleep(0.05)
-
-
 class RedisServer:
-    """A redis-server child process on 127.0.0.1; can be stopped and started again on its port."""
+    """A redis-server child process on 127.0.0.1; can be stopped and started again on its port.
+    It logs to `log_file` (default `<data_dir>/redis.log`), opened by this process: redis-server
+    changes into its data directory first, so a relative log path of its own would point
+    elsewhere."""
 
-    def __init__(self, data_dir: Path, port: int | None = None, host: str = "127.0.0.1") -> None:
-        self.data_dir = data_dir
+    def __init__(
+        self,
+        data_dir: Path,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        log_file: Path | None = None,
+    ) -> None:
+        self.data_dir = data_dir.resolve()
         self.host = host
         self.port = port if port is not None else free_port(host)
-        self.process: subprocess.Popen[bytes] | None = None
+        self.log_file = log_file or self.data_dir / "redis.log"
+        self.child: ChildProcess | None = None
 
     @property
     def url(self) -> str:
         """The redis:// URL of database 0."""
         return f"redis://{self.host}:{self.port}/0"
 
-    def start(self, timeout: float = 10.0) -> RedisServer:
-        """Start the server and wait until it accepts connections."""
-        ensure_free(self.port, "redis-server", self.host)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        args = [
+    def args(self) -> list[str]:
+        """The redis-server command line (no persistence: the broker holds only ticks)."""
+        return [
             str(redis_server_bin()),
             "--port", str(self.port),
             "--bind", self.host,
@@ -61,24 +47,29 @@ class RedisServer:
             "--save", "",
             "--appendonly", "no",
             "--daemonize", "no",
-            "--logfile", str(self.data_dir / "redis.log"),
         ]  # fmt: skip
-        self.process = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+
+    def start(
+        self, timeout: float = 10.0, should_stop: Callable[[], bool] = lambda: False
+    ) -> RedisServer:
+        """Start the server and wait until it accepts connections."""
+        ensure_free(self.port, "redis-server", self.host)
+        if not self.data_dir.exists():
+            self.data_dir.mkdir(parents=True)
+        self.child = ChildProcess("redis-server", self.args(), log_file=self.log_file)
+        self.child.start().wait_until(
+            lambda: accepts_connections(self.port, self.host),
+            f"listen on port {self.port}",
+            timeout,
+            should_stop,
         )
-        _wait_for_port(self.host, self.port, timeout, self.process, "redis-server")
         return self
 
     def stop(self) -> None:
         """Stop the server."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.process = None
+        if self.child is not None:
+            self.child.stop(timeout=5)
+        self.child = None
 
     def __enter__(self) -> RedisServer:
         return self.start()

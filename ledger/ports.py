@@ -81,3 +81,12 @@ def ensure_free(port: int, what: str, host: str = "127.0.0.1") -> None:
         raise ConfigurationError(
             f"port {port} for {what} is already taken by {holder}; stop it or choose another port"
         )
+
+
+def accepts_connections(port: int, host: str = "127.0.0.1", timeout: float = 0.5) -> bool:
+    """Whether something accepts TCP connections on `host`:`port` right now."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False

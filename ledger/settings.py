@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ledger.errors import ConfigurationError
@@ -34,7 +35,9 @@ ANVIL_DEV_KEYS: tuple[str, ...] = (
 class Settings(BaseSettings):
     """MetaLedger configuration (env prefix METALEDGER_, or a .env file)."""
 
-    model_config = SettingsConfigDict(env_prefix="METALEDGER_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="METALEDGER_", env_file=".env", extra="ignore", validate_default=True
+    )
 
     # where local state lives: SQLite file, redis data, chain logs, deployment file
     data_dir: Path = Field(
@@ -96,6 +99,40 @@ class Settings(BaseSettings):
         256, ge=0, description="live match states kept per API process (a cache only)"
     )
 
+    # --- health (/healthz, /metrics) ---
+    worker_heartbeat_seconds: float = Field(
+        5.0, gt=0, description="how often each worker records that it is alive"
+    )
+    health_timeout_seconds: float = Field(
+        0.5, gt=0, description="how long /healthz waits for the broker and the chain"
+    )
+    health_backlog_max_seconds: float = Field(
+        300.0,
+        gt=0,
+        description="/healthz answers 503 once a result has waited this long to be anchored",
+    )
+
+    @field_validator("data_dir", "deployment_file")
+    @classmethod
+    def _absolute_path(cls, path: Path | None) -> Path | None:
+        # made absolute once, here: child processes (redis-server chdirs into its --dir) and
+        # commands run from another directory then all mean the same files
+        return None if path is None else path.expanduser().resolve()
+
+    @field_validator("database_url")
+    @classmethod
+    def _absolute_sqlite_path(cls, url: str | None) -> str | None:
+        prefix = "sqlite:///"
+        if url is None or not url.startswith(prefix):
+            return url
+        path, query = url.removeprefix(prefix), ""
+        if "?" in path:
+            path, query = path.split("?", 1)
+            query = "?" + query
+        if not path or path == ":memory:" or path.startswith("/"):
+            return url
+        return f"{prefix}{Path(path).expanduser().resolve()}{query}"
+
     @property
     def resolved_deployment_file(self) -> Path:
         """The deployment JSON path."""
@@ -137,10 +174,19 @@ class Settings(BaseSettings):
             )
 
 
+_OVERRIDES: dict[str, Any] = {}
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings, read once from the environment."""
-    return Settings()
+    """The process-wide settings, read once from the environment (and command-line options)."""
+    return Settings(**_OVERRIDES)
+
+
+def override_settings(**values: Any) -> None:
+    """Let command-line options (e.g. `--data-dir`) win over the environment; None is ignored."""
+    _OVERRIDES.update({name: value for name, value in values.items() if value is not None})
+    get_settings.cache_clear()
 
 
 def child_environment(**overrides: str) -> dict[str, str]:

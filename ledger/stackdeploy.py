@@ -86,13 +86,17 @@ def ensure_deployment(
     return deployment
 
 
-def describe_demo(api_url: str) -> list[str]:
-    """Lines that tell a newcomer the demo wallets and how to play a bot match."""
+def describe_demo(data_dir: Path | None = None) -> list[str]:
+    """Lines that tell a newcomer the demo wallets and how to play a bot match (with
+    `--data-dir` when the stack's data directory is not `.metaledger` here)."""
     lines = ["demo wallets (Anvil dev keys, chain 31337 only):"]
     for i, key in enumerate(DEMO_KEYS, 1):
         lines.append(f"  wallet {i}  {Account.from_key(key).address}  key {key}")
-    lines.append("play a bot match through the API:")
+    where = ""
+    if data_dir is not None and data_dir != (Path.cwd() / ".metaledger").resolve():
+        where = f" --data-dir {data_dir}"
+    lines.append("play a bot match through the API (it finds the running stack by itself):")
     lines.append(
-        f"  .venv/bin/metaledger play --api {api_url} --key {DEMO_KEYS[0]} --game metax --bot greedy"
+        f"  .venv/bin/metaledger play{where} --key {DEMO_KEYS[0]} --game metax --bot greedy"
     )
     return lines

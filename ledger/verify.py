@@ -22,6 +22,7 @@ from ledger.matchledger import (
     AnchoredBatch,
     MatchLedgerClient,
     Rpc,
+    RpcError,
     balance_of_batch,
     batch_hash,
     hexb,
@@ -56,6 +57,21 @@ class Check:
 
 class CheckFailed(Exception):
     """Raised inside a check with the reason it failed."""
+
+
+#: how nodes say that they no longer hold the state of a block (Anvil, geth, Erigon, providers)
+_NO_HISTORICAL_STATE = (
+    "blockoutofrange",
+    "missing trie node",
+    "header not found",
+    "historical state",
+    "pruned",
+    "archive",
+)
+
+
+def _lacks_historical_state(exc: RpcError) -> bool:
+    return any(words in str(exc).lower() for words in _NO_HISTORICAL_STATE)
 
 
 def _require(condition: bool, reason: str) -> None:
@@ -291,11 +307,19 @@ class _Verifier:
                     owners.append(self.msg[f"player{i}"])
                     ids.append(token_id(game.name, card))
                     needs.append((i, card, copies))
-        held = (
-            balance_of_batch(self.rpc, self.chain["card_token"], owners, ids, block)
-            if owners
-            else []
-        )
+        try:
+            held = (
+                balance_of_batch(self.rpc, self.chain["card_token"], owners, ids, block)
+                if owners
+                else []
+            )
+        except RpcError as exc:
+            if not _lacks_historical_state(exc):
+                raise
+            raise CheckFailed(
+                f"the RPC cannot serve block {block}, where ownership was pinned ({exc}); "
+                "checking it needs an archive node (one that keeps the state of old blocks)"
+            ) from None
         short = [
             f"seat {i} {card}: needs {n}, held {h}"
             for (i, card, n), h in zip(needs, held, strict=True)

@@ -1,8 +1,9 @@
 """The Celery app: broker from settings, JSON only, explicit task names, periodic schedule.
 
-Run it with ``metaledger worker`` (= ``celery -A workers.app:celery_app worker --beat
---pool=solo --concurrency=1``). Tasks are thin: they call ``ledger.anchoring`` and
-``ledger.indexer`` and ``ledger.services.matches``.
+Run workers with ``metaledger worker`` (= ``celery -A workers.app:celery_app worker
+--pool=solo --concurrency=1``) and exactly one scheduler with ``metaledger beat``. Tasks are
+thin: they call ``ledger.anchoring`` and ``ledger.indexer`` and ``ledger.services.matches``.
+Each worker records a heartbeat in the database (``workers.heartbeat``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def _expire_every(turn_timeout_seconds: int) -> float:
 def make_app() -> Celery:
     """A Celery app configured from `ledger.settings`."""
     settings = get_settings()
-    app = Celery("metaledger", include=["workers.tasks"])
+    app = Celery("metaledger", include=["workers.tasks", "workers.heartbeat"])
     anchor_every = min(1.0, settings.batch_max_seconds)
     settings.data_dir.mkdir(parents=True, exist_ok=True)  # the beat schedule file lives there
     app.conf.update(

@@ -28,6 +28,7 @@ app.command("doctor")(doctor.doctor)
 app.command("run")(stack.run)
 app.command("api")(stack.api)
 app.command("worker")(stack.worker)
+app.command("beat")(stack.beat)
 
 
 def main() -> None:

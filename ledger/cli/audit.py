@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from ledger.cli.options import DataDir, use_data_dir
 from ledger.errors import InvalidInput
 
 app = typer.Typer(no_args_is_help=True)
@@ -18,12 +19,18 @@ def export(
     output: Path = typer.Option(
         ..., "-o", "--output", help="where to write the bundle JSON ('-' for stdout)"
     ),
+    data_dir: DataDir = None,
 ) -> None:
-    """Export the self-contained bundle of an anchored match (reads the operator's database)."""
+    """Export the self-contained bundle of an anchored match (reads the operator's database and
+    deployment file, in the local stack's data directory by default)."""
     from ledger.bundle import export_from_settings
     from ledger.db import get_engine, session_scope
+    from ledger.settings import get_settings
+    from ledger.stackinfo import require_local_state
 
-    with session_scope(get_engine()) as session:
+    use_data_dir(data_dir)
+    require_local_state(get_settings())
+    with session_scope(get_engine(), write=False) as session:
         bundle = export_from_settings(session, match_id)
     text = json.dumps(bundle, indent=2, sort_keys=True) + "\n"
     if str(output) == "-":

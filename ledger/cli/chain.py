@@ -8,6 +8,7 @@ import signal
 
 import typer
 
+from ledger.cli.options import DataDir, use_data_dir
 from ledger.errors import ConfigurationError
 from ledger.settings import get_settings
 
@@ -17,11 +18,13 @@ app = typer.Typer(no_args_is_help=True)
 @app.command("start")
 def start(
     port: int = typer.Option(None, help="default: METALEDGER_ANVIL_PORT, or a free port if taken"),
+    data_dir: DataDir = None,
 ) -> None:
-    """Start a local Anvil in the background (state kept under the data dir)."""
+    """Start a local Anvil in the background (state, with historical states, kept under the data dir)."""
     from ledger.devchain import start_anvil
     from ledger.ports import free_port, is_free, port_holder
 
+    use_data_dir(data_dir)
     settings = get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     wanted = port or settings.anvil_port
@@ -42,16 +45,17 @@ def start(
         detach=True,
     )
     settings.data_dir.joinpath("anvil.json").write_text(
-        json.dumps({"pid": node.process.pid, "rpc_url": node.rpc_url})
+        json.dumps({"pid": node.pid, "rpc_url": node.rpc_url})
     )
     typer.echo(
-        f"Anvil is running at {node.rpc_url} (pid {node.process.pid}); export METALEDGER_RPC_URL={node.rpc_url}"
+        f"Anvil is running at {node.rpc_url} (pid {node.pid}); export METALEDGER_RPC_URL={node.rpc_url}"
     )
 
 
 @app.command("stop")
-def stop() -> None:
+def stop(data_dir: DataDir = None) -> None:
     """Stop the Anvil started by `metaledger chain start` (its state is saved)."""
+    use_data_dir(data_dir)
     path = get_settings().data_dir / "anvil.json"
     if not path.exists():
         raise ConfigurationError(
@@ -69,10 +73,12 @@ def stop() -> None:
 @app.command("deploy")
 def deploy(
     force: bool = typer.Option(False, help="deploy even if the deployment file matches the chain"),
+    data_dir: DataDir = None,
 ) -> None:
     """Deploy the contracts to METALEDGER_RPC_URL and write the deployment file (seeds demo cards on Anvil)."""
     from ledger.stackdeploy import ensure_deployment
 
+    use_data_dir(data_dir)
     settings = get_settings()
     if force and settings.resolved_deployment_file.exists():
         settings.resolved_deployment_file.unlink()
@@ -81,7 +87,7 @@ def deploy(
 
 
 @app.command("seed")
-def seed() -> None:
+def seed(data_dir: DataDir = None) -> None:
     """Mint the demo collection again to the demo wallets (Anvil only)."""
     from web3 import Web3
 
@@ -89,6 +95,7 @@ def seed() -> None:
     from ledger.settings import ANVIL_CHAIN_ID
     from ledger.stackdeploy import demo_holdings
 
+    use_data_dir(data_dir)
     settings = get_settings()
     deployment = Deployment.load(settings.resolved_deployment_file)
     w3 = Web3(Web3.HTTPProvider(settings.rpc_url))
@@ -99,10 +106,11 @@ def seed() -> None:
 
 
 @app.command("status")
-def status() -> None:
+def status(data_dir: DataDir = None) -> None:
     """Print the chain id and latest block at METALEDGER_RPC_URL, and the deployment."""
     from ledger.devchain import rpc_call
 
+    use_data_dir(data_dir)
     settings = get_settings()
     chain_id = int(rpc_call(settings.rpc_url, "eth_chainId"), 16)
     block = int(rpc_call(settings.rpc_url, "eth_blockNumber"), 16)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from ledger.cli.options import DataDir, use_data_dir
+
 app = typer.Typer(no_args_is_help=True)
 
 
@@ -13,18 +15,23 @@ def upgrade(
     url: str | None = typer.Option(
         None, help="database URL (default: METALEDGER_DATABASE_URL or the SQLite file)"
     ),
+    data_dir: DataDir = None,
 ) -> None:
     """Bring the database schema up to date (Alembic)."""
     from ledger.migrations import current
     from ledger.migrations import upgrade as do_upgrade
 
+    use_data_dir(data_dir)
     do_upgrade(url, revision)
     typer.echo(f"database at revision {current(url)}")
 
 
 @app.command("current")
-def show_current(url: str | None = typer.Option(None, help="database URL")) -> None:
+def show_current(
+    url: str | None = typer.Option(None, help="database URL"), data_dir: DataDir = None
+) -> None:
     """Print the database's current revision."""
     from ledger.migrations import current
 
+    use_data_dir(data_dir)
     typer.echo(current(url) or "(empty database)")

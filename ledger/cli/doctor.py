@@ -1,20 +1,31 @@
-"""`metaledger doctor`: what is installed, what is missing, and the command that fixes it."""
+"""`metaledger doctor`: what is installed, what is missing, and the command that fixes it.
+
+The local servers are really started and stopped (Anvil on the saved chain state, redis-server,
+the embedded PostgreSQL of the tests), each in a scratch folder of the data directory; a server
+that fails is reported in its own words (the last lines of its log)."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from ledger.errors import MetaLedgerError
+from ledger.cli.options import DataDir, use_data_dir
+from ledger.errors import MetaLedgerError, ToolchainMissing
 from ledger.settings import get_settings
-from ledger.toolchain import PROJECT_ROOT, node_bin, redis_server_bin
+from ledger.toolchain import PROJECT_ROOT, node_bin
+
+if TYPE_CHECKING:
+    from ledger.stackinfo import StackInfo
 
 
 @dataclass
@@ -71,10 +82,27 @@ def _check_npm_package(package: str) -> Callable[[], Check]:
     return check
 
 
+def _running_stack() -> StackInfo | None:
+    from ledger.stackinfo import find_stack
+
+    try:
+        return find_stack(get_settings())
+    except MetaLedgerError:
+        return None
+
+
+def _check_stack() -> Check:
+    stack = _running_stack()
+    if stack is None:
+        return Check("local stack", False, "not running", "make run")
+    return Check("local stack", True, f"running: API {stack.api_url} (pid {stack.pid})")
+
+
 def _check_chain() -> Check:
     from ledger.devchain import rpc_call
 
-    url = get_settings().rpc_url
+    stack = _running_stack()
+    url = stack.rpc_url if stack is not None else get_settings().rpc_url
     try:
         chain_id = int(rpc_call(url, "eth_chainId", timeout=2.0), 16)
     except MetaLedgerError:
@@ -82,53 +110,130 @@ def _check_chain() -> Check:
     return Check("chain", True, f"chain id {chain_id} at {url}")
 
 
+def _scratch_dir() -> Path:
+    """A temporary folder inside the data directory (so that it is checked too)."""
+    data = get_settings().data_dir
+    data.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="doctor-", dir=data))
+
+
+def _doctor_log(server: str) -> Path:
+    """`<data_dir>/doctor-<server>.log`, emptied: what the server said during this check."""
+    path = get_settings().data_dir / f"doctor-{server}.log"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"")
+    return path
+
+
+def _check_anvil_server() -> Check:
+    from ledger.devchain import start_anvil
+
+    settings = get_settings()
+    if "rpc_url" in settings.model_fields_set:
+        return Check("anvil server", True, "not used: METALEDGER_RPC_URL names the chain")
+    state = settings.data_dir / "anvil-state.json"
+    # the saved chain is loaded read-only: the running stack (if any) owns the file
+    load = ["--load-state", str(state)] if state.exists() else []
+    try:
+        node = start_anvil(log_file=_doctor_log("anvil"), timeout=60, extra_args=load)
+    except ToolchainMissing as exc:
+        return Check("anvil server", False, str(exc), "make install")
+    except MetaLedgerError as exc:
+        return Check("anvil server", False, str(exc), _fix_for(state))
+    try:
+        block = int(node.rpc("eth_blockNumber"), 16)
+    except MetaLedgerError as exc:
+        return Check("anvil server", False, f"started but does not answer: {exc}", "see the log")
+    finally:
+        node.stop()
+    loaded = f", loaded {state.name} at block {block}" if state.exists() else ""
+    return Check("anvil server", True, f"started on port {node.port}{loaded}, stopped")
+
+
+def _fix_for(state: Path) -> str:
+    if state.exists():
+        return f"if {state.name} is damaged, move it aside (the chain then starts afresh)"
+    return "see the log"
+
+
+def _check_redis_server() -> Check:
+    import redis
+
+    from ledger.localservices import RedisServer
+
+    settings = get_settings()
+    if settings.broker_url:
+        url = settings.broker_url
+        try:
+            client = redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1)
+            client.ping()
+            client.close()
+        except redis.RedisError:
+            return Check(
+                "broker", False, "nothing answers at METALEDGER_BROKER_URL",
+                "start it, or unset METALEDGER_BROKER_URL",
+            )  # fmt: skip
+        return Check("broker", True, "METALEDGER_BROKER_URL answers PING")
+    scratch = _scratch_dir()
+    server = RedisServer(scratch, log_file=_doctor_log("redis"))
+    try:
+        server.start()
+        client = redis.Redis.from_url(server.url, socket_timeout=2)
+        client.ping()
+        client.close()
+    except MetaLedgerError as exc:
+        return Check("redis-server", False, str(exc), "make install")
+    except redis.RedisError as exc:
+        return Check("redis-server", False, f"started but does not answer PING: {exc}", "")
+    finally:
+        server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return Check("redis-server", True, f"started on port {server.port}, answered PING, stopped")
+
+
+def _check_postgres_server() -> Check:
+    from ledger.localservices import PostgresServer
+
+    scratch = _scratch_dir()
+    try:
+        server = PostgresServer(scratch / "postgres")
+        try:
+            server.create_database("doctor")
+        finally:
+            server.stop()
+    except Exception as exc:  # the wheel's own errors: a finding here, not a crash
+        lines = [line for line in str(exc).splitlines() if line.strip()]
+        return Check(
+            "postgresql (tests)", False, lines[-1] if lines else type(exc).__name__, "make install"
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return Check("postgresql (tests)", True, "embedded server started, created a database, stopped")
+
+
 def _check_database() -> Check:
     import sqlalchemy as sa
 
     url = get_settings().resolved_database_url
+    shown = sa.engine.make_url(url).render_as_string(hide_password=True)
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        folder = Path(url.removeprefix("sqlite:///")).parent
+        try:  # nothing to open yet: can the file be created there?
+            folder.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=folder).close()
+        except OSError as exc:
+            return Check("database", False, f"cannot create files in {folder}: {exc.strerror}", "")
+        return Check("database", True, f"{shown} (created by `make run`)")
     try:
-        if url.startswith("sqlite:///"):
-            from pathlib import Path
-
-            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         engine = sa.create_engine(url)
         with engine.connect() as conn:
             conn.execute(sa.text("SELECT 1"))
         engine.dispose()
     except Exception as exc:  # any driver error is a finding here, not a crash
         return Check(
-            "database", False, f"{url}: {str(exc).splitlines()[0]}", "set METALEDGER_DATABASE_URL"
+            "database", False, f"{shown}: {str(exc).splitlines()[0]}", "set METALEDGER_DATABASE_URL"
         )
-    return Check("database", True, url)
-
-
-def _check_broker() -> Check:
-    import redis
-
-    settings = get_settings()
-    url = settings.resolved_broker_url
-    try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=1)
-        client.ping()
-        client.close()
-        return Check("broker", True, f"answers at {url}")
-    except redis.RedisError:
-        if settings.broker_url:
-            return Check(
-                "broker",
-                False,
-                f"nothing answers at {url}",
-                "start it, or unset METALEDGER_BROKER_URL",
-            )
-    try:
-        binary = redis_server_bin()
-    except MetaLedgerError as exc:
-        return Check("broker", False, str(exc), "make install")
-    return Check(
-        "broker",
-        True,
-        f"not running; `make run` starts {binary.name} on port {settings.redis_port}",
-    )
+    return Check("database", True, shown)
 
 
 def _check_deployment() -> Check:
@@ -146,20 +251,26 @@ CHECKS: list[Callable[[], Check]] = [
     _check_npm_package("solc"),
     _check_npm_package("@openzeppelin/contracts"),
     _check_database,
-    _check_broker,
+    _check_anvil_server,
+    _check_redis_server,
+    _check_postgres_server,
+    _check_stack,
     _check_chain,
     _check_deployment,
 ]
 
+#: what only exists while (or after) `make run` runs: shown, but not a failure
+INFORMATIONAL = ("local stack", "chain", "deployment")
 
-def doctor() -> None:
-    """Check Node, the npm toolchain, Anvil, the database and the broker; print fixes."""
+
+def doctor(data_dir: DataDir = None) -> None:
+    """Check Node and the npm toolchain; start and stop Anvil, redis-server and PostgreSQL as
+    the stack and the tests do; check the database; print the fix for each problem."""
+    use_data_dir(data_dir)
     table = Table("check", "", "detail", "fix", caption=f"python {sys.version.split()[0]}")
     results = [check() for check in CHECKS]
     for r in results:
         table.add_row(r.name, "[green]✓[/]" if r.ok else "[red]✗[/]", r.detail, r.fix)
     Console().print(table)
-    # the chain and the deployment are only up while `make run` is running
-    essential = [r for r in results if r.name not in ("chain", "deployment")]
-    if not all(r.ok for r in essential):
+    if not all(r.ok for r in results if r.name not in INFORMATIONAL):
         raise typer.Exit(1)

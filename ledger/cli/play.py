@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import httpx
 import typer
 
+from ledger.cli.options import DataDir, use_data_dir
 from ledger.errors import ConfigurationError, MetaLedgerError, ServiceUnavailable
 
 app = typer.Typer(no_args_is_help=True)
@@ -18,13 +20,18 @@ class ApiError(MetaLedgerError):
     """The API answered with a problem+json error."""
 
     def __init__(self, response: httpx.Response) -> None:
-        try:
+        body: Any = {}
+        with contextlib.suppress(ValueError):
             body = response.json()
+        if isinstance(body, dict) and "title" in body:
+            detail = f"{body['title']} ({response.status_code}): {body.get('detail', '')}"
+        else:  # not a problem+json body: whatever answers there is not a MetaLedger API
+            kind = response.headers.get("content-type", "no content type").split(";")[0]
             detail = (
-                f"{body.get('title', 'error')} ({response.status_code}): {body.get('detail', '')}"
+                f"{response.request.url} answered HTTP {response.status_code} ({kind}): "
+                "that is not a MetaLedger API"
             )
-        except ValueError:
-            body, detail = {}, f"HTTP {response.status_code}: {response.text[:200]}"
+            body = {}
         super().__init__(detail)
         self.status_code = response.status_code
         self.body = body
@@ -53,7 +60,12 @@ class ApiPlayer:
             ) from exc
         if response.status_code not in ok:
             raise ApiError(response)
-        return response.json() if response.content else None
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise ApiError(response) from None
 
     def sign_in(self) -> str:
         """EIP-4361 sign-in with the wallet's key; returns the address."""
@@ -142,17 +154,26 @@ class ApiPlayer:
 
 
 def play(
-    api: str = typer.Option("http://127.0.0.1:8000", help="the API's base URL"),
+    api: str = typer.Option(
+        None, help="the API's base URL (default: the running local stack's, from its data dir)"
+    ),
     key: str = typer.Option(..., help="the wallet's private key (dev keys: see `metaledger run`)"),
     game: str = typer.Option("metax", help="metax, metamasters or metaversus"),
     bot: str = typer.Option("greedy", help="the operator's bot: random or greedy"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="print every action"),
+    data_dir: DataDir = None,
 ) -> None:
     """Sign in with a wallet, register a starter deck it owns, and play a bot match through the API."""
     from ledger import signing
 
     if not key.startswith("0x") or len(key) != 66:
         raise ConfigurationError("--key must be a 0x-prefixed 32-byte private key")
+    if api is None:
+        from ledger.settings import get_settings
+        from ledger.stackinfo import find_stack
+
+        use_data_dir(data_dir)
+        api = find_stack(get_settings()).api_url
     with httpx.Client(base_url=api, timeout=60) as http:
         player = ApiPlayer(http, key)
         typer.echo(f"signed in as {player.sign_in()}")

@@ -1,29 +1,92 @@
-"""`metaledger run|api|worker`: the local stack, or one of its processes."""
+"""`metaledger run|api|worker|beat`: the local stack, or one of its processes."""
 
 from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
 
 import typer
 from rich.console import Console
 
+from ledger.cli.options import DataDir, use_data_dir
 from ledger.settings import get_settings
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
-def run() -> None:
-    """Start Anvil, deploy and seed, migrate, redis-server, the API and a worker; Ctrl-C stops all."""
+
+def take_terminal_foreground() -> Callable[[], None]:
+    """Under a parent that shares our process group (`make run`), become the terminal's
+    foreground process group, so that Ctrl-C reaches this process alone: it stops the stack in
+    order and exits 0, and make, never interrupted, exits 0 too. Returns the undo."""
+    try:
+        fd = sys.stdin.fileno()
+        if os.getpgrp() == os.getpid() or not os.isatty(fd) or os.tcgetpgrp(fd) != os.getpgrp():
+            return lambda: None  # a shell's own job, no terminal, or in the background
+    except (OSError, ValueError):
+        return lambda: None
+    parent_group = os.getpgrp()
+
+    def hand_to(group: int) -> None:
+        ttou = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group may not
+        try:
+            os.tcsetpgrp(fd, group)
+        finally:
+            signal.signal(signal.SIGTTOU, ttou)
+
+    os.setpgid(0, 0)
+    try:
+        hand_to(os.getpgrp())
+    except OSError:
+        os.setpgid(0, parent_group)
+        return lambda: None
+    # Ctrl-Z would stop us while the shell waits for make: nothing could resume us
+    tstp = signal.signal(signal.SIGTSTP, signal.SIG_IGN)
+
+    def undo() -> None:
+        signal.signal(signal.SIGTSTP, tstp)
+        with contextlib.suppress(OSError):  # the parent is gone; its shell takes the terminal
+            hand_to(parent_group)
+
+    return undo
+
+
+def run(data_dir: DataDir = None) -> None:
+    """Start Anvil, deploy and seed, migrate, redis-server, a worker, beat and the API under one
+    supervisor; Ctrl-C stops them all and exits 0."""
+    from ledger.childprocess import StopRequested
     from ledger.localstack import LocalStack
 
+    use_data_dir(data_dir)
     console = Console(soft_wrap=True)
-    stack = LocalStack(get_settings(), say=lambda line: console.print(line, highlight=False))
+    stopping = threading.Event()
+    stack = LocalStack(
+        get_settings(), say=lambda line: console.print(line, highlight=False), stopping=stopping
+    )
+    stack.take_data_dir()
+    restore_terminal = take_terminal_foreground()
+    handlers = {sig: signal.signal(sig, lambda *_: stopping.set()) for sig in STOP_SIGNALS}
     try:
-        with console.status("starting the local stack..."):
-            stack.start()
-        _print_welcome(console, stack)
-        stack.watch()
-    except KeyboardInterrupt:
-        console.print("stopping...")
+        try:
+            with console.status("starting the local stack..."):
+                stack.start()
+        except StopRequested:
+            pass
+        else:
+            _print_welcome(console, stack)
+            stack.watch()
+        with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
+            console.print("stopping...")
     finally:
         stack.stop()
-        console.print("stopped everything `metaledger run` started")
+        with contextlib.suppress(OSError):
+            console.print("stopped everything `metaledger run` started")
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        restore_terminal()
 
 
 def _print_welcome(console: Console, stack: object) -> None:
@@ -38,7 +101,8 @@ def _print_welcome(console: Console, stack: object) -> None:
     chain_id = stack.deployment.chain_id if stack.deployment else "?"
     console.print(f"chain    {stack.rpc_url}  (chain id {chain_id})")
     console.print(f"broker   {stack.broker_url}")
-    for line in describe_demo(stack.api_url):
+    console.print(f"logs     {stack.data_dir}/*.log (supervisor events in stack.log)")
+    for line in describe_demo(stack.data_dir):
         console.print(line, highlight=False)
     console.print("Press Ctrl-C to stop.")
 
@@ -46,10 +110,12 @@ def _print_welcome(console: Console, stack: object) -> None:
 def api(
     host: str = typer.Option(None, help="default: METALEDGER_API_HOST"),
     port: int = typer.Option(None, help="default: METALEDGER_API_PORT"),
+    data_dir: DataDir = None,
 ) -> None:
     """Serve the API with uvicorn."""
     import uvicorn
 
+    use_data_dir(data_dir)
     settings = get_settings()
     uvicorn.run(
         "api.app:app",
@@ -59,15 +125,18 @@ def api(
     )
 
 
-def worker(
-    beat: bool = typer.Option(
-        True, help="also run the periodic schedule (run one beat per deployment)"
-    ),
-) -> None:
-    """Run a Celery worker on the configured broker (solo pool: tasks are short and idempotent)."""
+def worker(data_dir: DataDir = None) -> None:
+    """Run a Celery worker on the configured broker (solo pool: tasks are short and idempotent).
+    The periodic schedule is `metaledger beat`'s, run once per deployment."""
     from workers.app import celery_app
 
-    argv = ["worker", "--loglevel=INFO", "--pool=solo", "--concurrency=1"]
-    if beat:
-        argv.append("--beat")
-    celery_app.worker_main(argv)
+    use_data_dir(data_dir)
+    celery_app.worker_main(["worker", "--loglevel=INFO", "--pool=solo", "--concurrency=1"])
+
+
+def beat(data_dir: DataDir = None) -> None:
+    """Run the periodic schedule (Celery beat); a second one on the same data dir waits."""
+    from workers.beat import run_beat
+
+    use_data_dir(data_dir)
+    run_beat(get_settings(), lambda line: print(line, flush=True))

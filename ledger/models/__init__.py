@@ -12,8 +12,8 @@ from ledger.models.matches import Match, MatchAction, MatchSeat, MatchStatus
 from ledger.models.results import MatchResult, OutboxEntry
 from ledger.models.wallets import Session, SigninNonce, Wallet
 
-# The workers' tables (anchoring, indexing) live beside these and are owned by that work.
-for _name in ("anchoring", "indexing"):
+# The workers' tables (anchoring, indexing, heartbeats) live beside these and are owned by that work.
+for _name in ("anchoring", "indexing", "workers"):
     try:
         importlib.import_module(f"ledger.models.{_name}")
     except ModuleNotFoundError as _exc:  # pragma: no cover - only before that work lands

@@ -28,15 +28,23 @@ def fuzz_target(
     deployment: Deployment,
     deployment_file: Path,
     tmp_path_factory: pytest.TempPathFactory,
+    broker_url: str,
 ) -> Iterator[tuple[str, dict[str, str]]]:
-    """One live API on SQLite for the whole module, with a signed-in player who owns a deck."""
+    """One live API on SQLite for the whole module, with a signed-in player who owns a deck; a
+    broker and a worker heartbeat, so that every component is up (/healthz answers 200)."""
+    from ledger.db import get_engine
+    from ledger.heartbeat import HeartbeatThread
+
     url = f"sqlite:///{tmp_path_factory.mktemp('fuzz') / 'fuzz.db'}"
     upgrade(url)
+    heartbeat = HeartbeatThread(get_engine(url), "celery@fuzz", 5.0)
+    heartbeat.beat()
+    heartbeat.start()
     snapshot = anvil.snapshot()
     import httpx
 
     with (
-        LiveServer(make_settings(anvil, url, deployment_file)) as server,
+        LiveServer(make_settings(anvil, url, deployment_file, broker_url=broker_url)) as server,
         httpx.Client(base_url=server.url, headers={"Host": "testserver"}) as client,
     ):
         player = sign_in(client, PLAYER_KEYS[0])
@@ -51,6 +59,7 @@ def fuzz_target(
         )
         register_deck(player, "metaversus", deck)
         yield server.url, player.headers
+    heartbeat.stop()
     anvil.revert(snapshot)
     dispose_engine(url)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -45,3 +46,24 @@ def test_rpc_call_to_a_dead_endpoint_is_a_service_error() -> None:
         port = s.getsockname()[1]
     with pytest.raises(ServiceUnavailable, match="does not answer eth_chainId"):
         rpc_call(f"http://127.0.0.1:{port}", "eth_chainId", timeout=0.5)
+
+
+def test_the_local_chain_keeps_historical_states_across_a_restart(tmp_path: Path) -> None:
+    state = tmp_path / "anvil-state.json"
+    node = start_anvil(state_file=state, log_file=tmp_path / "anvil.log")
+    sender, receiver = node.w3.eth.accounts[:2]
+    tx = {"from": sender, "to": receiver, "value": hex(10**18)}
+    node.rpc("eth_sendTransaction", tx)
+    node.mine(3)
+    old_block = 1
+    before = node.rpc("eth_getBalance", receiver, hex(old_block))
+    head = node.w3.eth.block_number
+    node.stop()
+    assert state.exists()
+    again = start_anvil(node.port, state_file=state, log_file=tmp_path / "anvil.log")
+    try:
+        assert again.w3.eth.block_number == head
+        assert again.rpc("eth_getBalance", receiver, hex(old_block)) == before
+        assert again.rpc("eth_getBalance", receiver, hex(0)) != before  # a real history
+    finally:
+        again.stop()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -23,6 +22,7 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import OperationalError
 
+from ledger.childprocess import ChildProcess
 from ledger.db import create_all, make_engine, session_scope
 from ledger.deploy import Deployment
 from ledger.devchain import AnvilNode, start_anvil
@@ -48,9 +48,9 @@ class Stack:
         self.engine: Engine = make_engine(self.db_url)
         create_all(self.engine)
         self.broker_url = broker_url
-        self.workers: list[subprocess.Popen[bytes]] = []
+        self.workers: list[ChildProcess] = []
 
-    def start_worker(self, name: str) -> subprocess.Popen[bytes]:
+    def start_worker(self, name: str) -> ChildProcess:
         env = {
             **os.environ,
             "METALEDGER_DATA_DIR": str(self.tmp),
@@ -63,46 +63,24 @@ class Stack:
             "METALEDGER_CONFIRMATIONS": "1",
             "METALEDGER_INDEXER_POLL_SECONDS": "5",
         }
-        with (self.tmp / f"{name}.log").open("ab") as log:
-            proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "workers.app:celery_app",
-                    "worker",
-                    "--beat",
-                    "--pool=solo",
-                    "--concurrency=1",
-                    "--loglevel=INFO",
-                    "-n",
-                    f"{name}@%h",
-                ],
-                cwd=ROOT,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        self.workers.append(proc)
-        return proc
+        args = [
+            sys.executable, "-m", "celery", "-A", "workers.app:celery_app", "worker", "--beat",
+            "--pool=solo", "--concurrency=1", "--loglevel=INFO", "-n", f"{name}@%h",
+        ]  # fmt: skip
+        child = ChildProcess(name, args, log_file=self.tmp / f"{name}.log", env=env, cwd=ROOT)
+        self.workers.append(child.start())
+        return child
 
-    def kill(self, proc: subprocess.Popen[bytes]) -> None:
-        """SIGKILL the worker and its beat child (no chance to clean up)."""
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
+    def kill(self, child: ChildProcess) -> None:
+        """SIGKILL the worker and its embedded beat (no chance to clean up)."""
+        if child.alive():
+            assert child.process is not None
+            child.signal(signal.SIGKILL)
+            child.process.wait(timeout=10)
 
     def stop(self) -> None:
-        for proc in self.workers:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    self.kill(proc)
+        for child in self.workers:
+            child.stop(timeout=10)
         self.engine.dispose()
         self.anvil.stop()
 

@@ -1,0 +1,24 @@
+"""Options shared by the commands that need local state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ledger.settings import override_settings
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--data-dir",
+        help="the local state directory (default: METALEDGER_DATA_DIR, or .metaledger here)",
+        show_default=False,
+    ),
+]
+
+
+def use_data_dir(path: Path | None) -> None:
+    """Make `--data-dir` (when given) the settings' data directory for this process."""
+    override_settings(data_dir=path)
