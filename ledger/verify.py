@@ -15,8 +15,8 @@ from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
 
 from ledger import merkle, signing
-from ledger.bundle import BUNDLE_FORMAT
-from ledger.errors import ServiceUnavailable
+from ledger.bundle import BUNDLE_FORMAT, check_shape
+from ledger.errors import InvalidInput, ServiceUnavailable
 from ledger.matchledger import (
     ZERO32,
     AnchoredBatch,
@@ -350,9 +350,11 @@ def verify_bundle(bundle: dict[str, Any], rpc_url: str) -> list[Check]:
     rpc = Rpc(rpc_url)
     rpc.chain_id()  # ServiceUnavailable (one line) when the RPC does not answer
     try:
+        check_shape(bundle)
         verifier = _Verifier(bundle, rpc)
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        return [Check("bundle-format", False, f"malformed bundle: missing or bad {exc}")] + [
+    except (InvalidInput, KeyError, TypeError, AttributeError, ValueError) as exc:
+        reason = exc.detail if isinstance(exc, InvalidInput) else f"malformed bundle: {exc!r}"
+        return [Check("bundle-format", False, reason)] + [
             Check(name, False, "not checked: malformed bundle") for name in CHECKS[1:]
         ]
     out = []

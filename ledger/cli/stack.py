@@ -47,16 +47,11 @@ def api(
     host: str = typer.Option(None, help="default: METALEDGER_API_HOST"),
     port: int = typer.Option(None, help="default: METALEDGER_API_PORT"),
 ) -> None:
-    """Serve the API with uvicorn."""
-    import uvicorn
+    """Serve the API with uvicorn (with the API's own HTTP limits, see api.server)."""
+    from api.server import serve
 
     settings = get_settings()
-    uvicorn.run(
-        "api.app:app",
-        host=host or settings.api_host,
-        port=port or settings.api_port,
-        log_level="info",
-    )
+    serve(host or settings.api_host, port or settings.api_port)
 
 
 def worker(

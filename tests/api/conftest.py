@@ -14,6 +14,7 @@ import uvicorn
 from pydantic import SecretStr
 
 from api.app import create_app
+from api.server import uvicorn_config
 from ledger.chain import ChainClient, load_addresses
 from ledger.db import dispose_engine
 from ledger.deploy import Deployment, seed_demo
@@ -79,8 +80,8 @@ class LiveServer:
         self.app = create_app(settings, chain=self.chain)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+        config = uvicorn_config(
+            self.app, "127.0.0.1", self.port, settings, log_level="warning", lifespan="on"
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
