@@ -31,7 +31,8 @@ from ledger.errors import Unauthorized
 if TYPE_CHECKING:
     from ledger.chain import ChainClient
 
-#: how far a client's clock may run ahead of ours for `Issued At` and `Not Before`
+#: how far a client's clock may run ahead of ours for `Not Before` (the EIP, and the reference
+#: implementation, put no bound on `Issued At`: the single-use, expiring nonce keeps it fresh)
 CLOCK_SKEW = timedelta(seconds=60)
 SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 _HALF_N = SECP256K1_N // 2
@@ -142,12 +143,12 @@ class SiweMessage:
     domain: str
     address: str
     uri: str
+    version: str
     chain_id: int
     nonce: str
     #: RFC 3339 text, as signed
     issued_at: str
     statement: str | None = None
-    version: str = "1"
     expiration_time: str | None = None
     not_before: str | None = None
     request_id: str | None = None
@@ -251,6 +252,7 @@ def build_message(
         domain=domain,
         address=to_checksum_address(address),
         uri=uri or f"http://{domain}",
+        version="1",
         chain_id=chain_id,
         nonce=nonce,
         issued_at=format_time(now),
@@ -385,8 +387,6 @@ def check_fields(
     expiration = message.expiration
     if expiration is not None and expiration <= now:
         raise Unauthorized("sign-in message has expired", reason="expired")
-    if message.issued_at_time > now + CLOCK_SKEW:
-        raise Unauthorized("sign-in message is issued in the future", reason="not-yet-valid")
     not_before = message.not_before_time
     if not_before is not None and not_before > now + CLOCK_SKEW:
         raise Unauthorized("sign-in message is not valid yet (Not Before)", reason="not-yet-valid")

@@ -97,28 +97,39 @@ def check_depth(data: bytes, max_depth: int) -> None:
             depth -= 1
 
 
-def _refuse_constant(name: str) -> Any:
-    raise InvalidInput(f"{name} is not a JSON number", limit="json-numbers")
+@dataclass(frozen=True)
+class _Refused:
+    """A number the parser met that the document may not hold; reported with its location."""
+
+    text: str
+    reason: str
+    limit: str
 
 
-def _bounded_int(text: str) -> int:
+def _constant(name: str) -> _Refused:
+    return _Refused(name, "is not a JSON number", "json-numbers")
+
+
+def _bounded_int(text: str) -> int | _Refused:
     # 20 characters hold every 64-bit integer; longer ones are refused before int() reads them
-    value = int(text) if len(text) <= 20 else INT64_MAX + 1
-    if not INT64_MIN <= value <= INT64_MAX:
-        raise InvalidInput(
-            f"the number {text[:24]}{'…' if len(text) > 24 else ''} is outside the 64-bit range",
-            limit="int64",
-            min=INT64_MIN,
-            max=INT64_MAX,
-        )
-    return value
+    if len(text) > 20 or not INT64_MIN <= int(text) <= INT64_MAX:
+        return _Refused(text, "is outside the 64-bit integer range", "int64")
+    return int(text)
 
 
-def _finite_float(text: str) -> float:
+def _finite_float(text: str) -> float | _Refused:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise InvalidInput(f"the number {text[:24]} is too large", limit="json-numbers")
+        return _Refused(text, "is too large for a number", "json-numbers")
     return value
+
+
+def _refuse_number(value: _Refused, where: tuple[str | int, ...]) -> InvalidInput:
+    shown = value.text if len(value.text) <= 24 else value.text[:24] + "…"
+    extra: dict[str, Any] = {"field": _path(where), "limit": value.limit}
+    if value.limit == "int64":
+        extra.update(min=INT64_MIN, max=INT64_MAX)
+    return InvalidInput(f"{_path(where)}: the number {shown} {value.reason}", **extra)
 
 
 def _path(parts: tuple[str | int, ...]) -> str:
@@ -155,12 +166,15 @@ def _check_string(value: str, where: tuple[str | int, ...], max_length: int) -> 
 
 
 def check_values(document: Any, max_string_length: int) -> None:
-    """InvalidInput naming the first string (or key) that is too long or not valid Unicode."""
+    """InvalidInput naming the first string (or key) that is too long or not valid Unicode, or
+    number out of range."""
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
     while stack:
         value, where = stack.pop()
         if isinstance(value, str):
             _check_string(value, where, max_string_length)
+        elif isinstance(value, _Refused):
+            raise _refuse_number(value, where)
         elif isinstance(value, dict):
             for key, item in value.items():
                 _check_string(key, (*where, key), max_string_length)
@@ -182,12 +196,10 @@ def parse(data: bytes, limits: JsonLimits, what: str = "the request body") -> An
     try:
         document = json.loads(
             text,
-            parse_constant=_refuse_constant,
+            parse_constant=_constant,
             parse_int=_bounded_int,
             parse_float=_finite_float,
         )
-    except InvalidInput:
-        raise
     except RecursionError:  # unreachable after check_depth; kept so a parser never kills us
         raise InvalidInput(f"{what} nests too deeply", limit="max_json_depth") from None
     except ValueError as exc:

@@ -117,6 +117,3 @@ def check_options(game_name: str, schema: Mapping[str, Any], options: Any) -> No
         found = problem(options[key], properties[key])
         if found:
             raise InvalidInput(f"options.{key} {found}", field=f"options.{key}")
-    found = problem(options, {k: v for k, v in schema.items() if k != "properties"})
-    if found:
-        raise InvalidInput(f"options {found}", field="options")
