@@ -175,7 +175,7 @@ class _Result(_Shape):
     digest: Hex32
     signature: HexBytes
     signer: Address
-    end_reason: str
+    end_reason: Annotated[str, Field(max_length=64)]
 
 
 class _Chain(_Shape):
@@ -201,6 +201,12 @@ class _Seed(_Shape):
 class _Seeds(_Shape):
     operator: _Seed
     players: Annotated[list[_Seed], Field(min_length=2, max_length=2)]
+    seed: Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{1,64}$")]
+
+
+class _OwnershipBlock(_Shape):
+    number: Count
+    hash: Hex32
 
 
 class _Anchor(_Shape):
@@ -209,6 +215,10 @@ class _Anchor(_Shape):
     count: Count
     prev_batch_hash: Hex32
     batch_hash: Hex32
+    tx_hash: Hex32
+    block_number: Count
+    block_hash: Hex32
+    tree_index: Count
     proof: list[Hex32]
 
 
@@ -221,6 +231,7 @@ class BundleShape(_Shape):
     transcript: dict[str, Any]
     decks: Annotated[list[_Deck], Field(min_length=2, max_length=2)]
     seeds: _Seeds
+    ownership_block: _OwnershipBlock
     anchor: _Anchor
 
 

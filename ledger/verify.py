@@ -201,6 +201,12 @@ class _Verifier:
             and hx(e.batch_hash) == a["batch_hash"].lower(),
             f"the bundle's batch {a['batch_id']} differs from the anchored one",
         )
+        _require(
+            a["block_number"] == e.block_number
+            and a["block_hash"].lower() == e.block_hash.lower()
+            and a["tx_hash"].lower() == e.tx_hash.lower(),
+            f"the bundle's anchoring block or transaction is not where batch {a['batch_id']} was anchored",
+        )
         return f"{len(events)} batches linked from genesis to head; batch {e.batch_id} in block {e.block_number}"
 
     def signer_registered(self) -> str:
@@ -231,8 +237,8 @@ class _Verifier:
             keccak(b"".join(hexb(entry["reveal"]) for _who, entry in parties)), "big"
         )
         _require(
-            int(self.b["transcript"]["seed"], 16) == seed,
-            "the transcript's seed is not derived from the reveals",
+            int(self.b["transcript"]["seed"], 16) == seed and int(seeds["seed"], 16) == seed,
+            "the transcript's (or the bundle's) seed is not derived from the reveals",
         )
         return "3 commits match the reveals, the signed seedCommitments and the transcript seed"
 
@@ -265,6 +271,16 @@ class _Verifier:
 
         game = get_game(self.msg["game"])
         block = int(self.msg["ownershipBlock"])
+        pinned = self.b["ownership_block"]
+        _require(
+            pinned["number"] == block,
+            f"the bundle's ownership block {pinned['number']} is not the signed {block}",
+        )
+        onchain_hash = self.rpc.block_hash(block)
+        _require(
+            onchain_hash is not None and onchain_hash.lower() == pinned["hash"].lower(),
+            f"block {block}'s hash on this chain is {onchain_hash}, not the bundle's {pinned['hash']}",
+        )
         owners: list[str] = []
         ids: list[int] = []
         needs: list[tuple[int, str, int]] = []
