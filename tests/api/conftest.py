@@ -23,7 +23,7 @@ from ledger.migrations import upgrade
 from ledger.ports import free_port
 from ledger.settings import ANVIL_DEV_KEYS, Settings
 from ledger.tokenids import token_id
-from tests.api.helpers import Player, sign_in
+from tests.api.helpers import Player, register_deck, sign_in
 
 #: dev keys of the players (0-2 are publisher, signer, anchorer)
 PLAYER_KEYS = ANVIL_DEV_KEYS[3:]
@@ -129,6 +129,22 @@ def mint(
             for addr, cards in holdings.items()
         },
     )
+
+
+def own_starter_deck(
+    anvil: AnvilNode, deployment: Deployment, player: Player, game_name: str, which: int = 0
+) -> dict[str, object]:
+    """Mint `game_name`'s starter deck `which` to the player and register it; the commitment."""
+    from engine.core.game import get_game
+
+    game = get_game(game_name)
+    deck = dict(game.starter_decks[which])
+    mint(
+        anvil,
+        deployment,
+        {player.address: {(game_name, c): n for c, n in game.required_tokens(deck).items()}},
+    )
+    return register_deck(player, game_name, deck)
 
 
 @pytest.fixture

@@ -12,11 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
-from engine.core.game import get_game
 from ledger.deploy import Deployment
 from ledger.devchain import AnvilNode
-from tests.api.conftest import PLAYER_KEYS, LiveServer, mint
-from tests.api.helpers import Player, register_deck, sign_in
+from tests.api.conftest import PLAYER_KEYS, LiveServer, own_starter_deck
+from tests.api.helpers import Player, sign_in
 
 pytestmark = pytest.mark.chain
 
@@ -164,14 +163,15 @@ def test_nul_in_a_query_is_refused(player: Player) -> None:
 
 @pytest.fixture
 def metamasters_deck(player: Player, anvil: AnvilNode, deployment: Deployment) -> str:
-    game = get_game("metamasters")
-    deck = dict(game.starter_decks[0])
-    mint(
-        anvil,
-        deployment,
-        {player.address: {("metamasters", c): n for c, n in game.required_tokens(deck).items()}},
+    return str(own_starter_deck(anvil, deployment, player, "metamasters")["id"])
+
+
+def _bot_match(player: Player, deck_id: str, options: dict[str, Any]) -> httpx.Response:
+    """POST /matches: a metamasters match against the bot with these options."""
+    return player.post(
+        "/matches",
+        {"game": "metamasters", "deck_id": deck_id, "opponent": "bot", "options": options},
     )
-    return str(register_deck(player, "metamasters", deck)["id"])
 
 
 @pytest.mark.parametrize(
@@ -192,15 +192,7 @@ def test_bad_match_options_are_refused_at_create_naming_the_field(
     player: Player, metamasters_deck: str, options: dict[str, Any], limit_or_field: str
 ) -> None:
     body = _problem(
-        player.post(
-            "/matches",
-            {
-                "game": "metamasters",
-                "deck_id": metamasters_deck,
-                "opponent": "bot",
-                "options": options,
-            },
-        ),
+        _bot_match(player, metamasters_deck, options),
         422,
     )
     assert body["field"] == limit_or_field, body
@@ -211,15 +203,7 @@ def test_options_the_deck_cannot_meet_are_refused_at_create(
     player: Player, metamasters_deck: str
 ) -> None:
     body = _problem(
-        player.post(
-            "/matches",
-            {
-                "game": "metamasters",
-                "deck_id": metamasters_deck,
-                "opponent": "bot",
-                "options": {"tokens": 5},
-            },
-        ),
+        _bot_match(player, metamasters_deck, {"tokens": 5}),
         422,
     )
     assert body["type"].endswith("/deck-rejected")
@@ -231,15 +215,7 @@ def test_an_engine_refusal_at_the_start_cancels_the_match(
     player: Player, metamasters_deck: str
 ) -> None:
     # seat 0's deck has the 3 agreed Tokens; the bot's starter deck has 3, not the agreed 4
-    created = player.post(
-        "/matches",
-        {
-            "game": "metamasters",
-            "deck_id": metamasters_deck,
-            "opponent": "bot",
-            "options": {"tokens": [3, 4]},
-        },
-    )
+    created = _bot_match(player, metamasters_deck, {"tokens": [3, 4]})
     assert created.status_code == 201, created.text
     match_id = created.json()["id"]
     from eth_utils import keccak
