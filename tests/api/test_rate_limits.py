@@ -80,3 +80,26 @@ def test_expired_nonces_are_purged(client: httpx.Client, api_settings: Settings)
     time.sleep(1.2)
     assert client.post("/auth/nonce").status_code == 200
     assert _nonce_rows(api_settings) == 1
+
+
+@pytest.mark.parametrize("settings_overrides", [{"sign_in_rate_limit": 3}], indirect=True)
+def test_a_forged_x_forwarded_for_does_not_escape_the_limit(client: httpx.Client) -> None:
+    codes = [
+        client.post("/auth/nonce", headers={"X-Forwarded-For": f"10.0.0.{i}"}).status_code
+        for i in range(5)
+    ]
+    assert codes == [200, 200, 200, 429, 429]
+
+
+def test_x_forwarded_for_is_trusted_only_from_configured_proxies(api_settings: Settings) -> None:
+    from api.server import uvicorn_config
+
+    default = uvicorn_config("api.app:app", "127.0.0.1", 0, api_settings)
+    assert default.proxy_headers is False
+    behind = uvicorn_config(
+        "api.app:app",
+        "127.0.0.1",
+        0,
+        api_settings.model_copy(update={"forwarded_allow_ips": "10.1.2.3"}),
+    )
+    assert behind.proxy_headers is True and behind.forwarded_allow_ips == "10.1.2.3"
