@@ -222,13 +222,31 @@ class _Anchor(_Shape):
     proof: list[Hex32]
 
 
+class _Transcript(_Shape):
+    """The transcript's top level, strictly typed (the engine reads the rest)."""
+
+    format: str
+    game: str
+    engine_version: str
+    ruleset_version: str
+    catalogue_hash: str
+    seed: str
+    decks: Annotated[list[dict[str, int]], Field(min_length=2, max_length=2)]
+    options: dict[str, Any]
+    actions: list[list[str | int]]
+    checkpoints: dict[str, Any]
+    final_hash: str | None = None
+    over: bool
+    winner: int | None
+
+
 class BundleShape(_Shape):
     """The parts of a `metaledger.bundle/1` document the checks read, with their types."""
 
     format: str
     chain: _Chain
     result: _Result
-    transcript: dict[str, Any]
+    transcript: _Transcript
     decks: Annotated[list[_Deck], Field(min_length=2, max_length=2)]
     seeds: _Seeds
     ownership_block: _OwnershipBlock
