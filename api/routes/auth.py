@@ -16,7 +16,8 @@ router = APIRouter(prefix="/auth", tags=["auth"])
 
 @router.post("/nonce", response_model=schemas.NonceOut, dependencies=[ratelimit.SIGN_IN])
 def nonce(ctx: Ctx) -> schemas.NonceOut:
-    """A single-use nonce; build an EIP-4361 message with it (domain, chain id, expiration) and sign it."""
+    """A single-use nonce; build an EIP-4361 message with it (domain, URI, chain id) and sign it.
+    Rate-limited per client address (METALEDGER_SIGN_IN_RATE_LIMIT)."""
     grant = run(ctx, lambda db: auth.issue_nonce(db, ctx))
     return schemas.NonceOut(
         nonce=grant.nonce,
