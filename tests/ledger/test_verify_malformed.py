@@ -94,6 +94,7 @@ CASES: dict[str, tuple[bytes, str]] = {
     "copies as string": (_mutated(_set("decks.0.cards.B-INT-2", "1")), "decks.0.cards"),
     "transcript actions": (_mutated(_set("transcript.actions", "x")), "transcript"),
     "transcript seed": (_mutated(_set("transcript.seed", "zz")), "transcript"),
+    "transcript over not a boolean": (_mutated(_set("transcript.over", "yes")), "transcript.over"),
     "zero-width and rtl": (
         _mutated(
             _set("chain.match_ledger", "0x\u200be7f1725E7734CE288F8367e1Bb143E90bb3F05\u202e")
