@@ -18,6 +18,7 @@ limits are raised for the run (every request comes from 127.0.0.1); everything e
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -356,4 +357,5 @@ def run(requests: int = 10_000, verify: bool = True) -> dict[str, Any]:
         }
     finally:
         stack.stop()
+    shutil.rmtree(tmp, ignore_errors=True)  # kept (with the stack's logs) only when the run failed
     return result
