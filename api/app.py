@@ -10,7 +10,8 @@ from fastapi import FastAPI
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
-from api import problems
+from api import docs, problems
+from api.limits import InputLimitsMiddleware
 from api.metrics import MetricsMiddleware
 from api.routes import audit, auth, catalogue, decks, matches, system
 from ledger.chain import ChainClient
@@ -19,6 +20,7 @@ from ledger.errors import ConfigurationError
 from ledger.services.catalogue import sync_card_designs
 from ledger.services.context import Context
 from ledger.settings import Settings, get_settings
+from ledger.untrusted import restore_recursion_limit
 
 DESCRIPTION = """Players prove deck ownership at a pinned block, play matches on the shared rules
 engine against a person or a bot, and receive operator-signed EIP-712 results.
@@ -64,16 +66,20 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
             if chain is None:
                 ctx.chain.close()
 
+    restore_recursion_limit()
     app = FastAPI(
         title="MetaLedger API",
         version="1.0.0",
         description=DESCRIPTION,
         lifespan=lifespan,
-        docs_url="/docs",
+        docs_url=None,
+        redoc_url=None,
         openapi_url="/openapi.json",
     )
+    docs.install(app, "MetaLedger API")
     problems.install(app)
-    app.add_middleware(MetricsMiddleware)
+    app.add_middleware(InputLimitsMiddleware, settings=settings or get_settings())
+    app.add_middleware(MetricsMiddleware)  # outermost: it also counts refused requests
     for module in (system, auth, catalogue, decks, matches, audit):
         app.include_router(module.router)
     return app

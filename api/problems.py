@@ -3,6 +3,7 @@ unexpected (500, never with a stack trace)."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -12,7 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engine.core.errors import EngineError
-from ledger.errors import MetaLedgerError
+from ledger.errors import MetaLedgerError, RateLimited
 
 PROBLEM_JSON = "application/problem+json"
 log = logging.getLogger("api")
@@ -26,14 +27,24 @@ _STATUS_SLUGS = {
     406: ("not-acceptable", "Not acceptable"),
     413: ("payload-too-large", "Payload too large"),
     415: ("unsupported-media-type", "Unsupported media type"),
+    429: ("rate-limited", "Too many requests"),
+    431: ("headers-too-large", "Request header fields too large"),
 }
+
+
+class ProblemResponse(JSONResponse):
+    """JSON escaped to ASCII: a problem may quote input that is not valid Unicode."""
+
+    media_type = PROBLEM_JSON
+
+    def render(self, content: Any) -> bytes:
+        """The body as compact ASCII JSON."""
+        return json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def problem_response(body: dict[str, Any], headers: dict[str, str] | None = None) -> JSONResponse:
     """A problem+json response with the body's status."""
-    return JSONResponse(
-        body, status_code=int(body["status"]), media_type=PROBLEM_JSON, headers=headers
-    )
+    return ProblemResponse(body, status_code=int(body["status"]), headers=headers)
 
 
 def _jsonable(value: Any) -> Any:
@@ -54,6 +65,8 @@ def install(app: FastAPI) -> None:
         if exc.status >= 500:
             log.warning("%s %s: %s", request.method, request.url.path, exc.detail)
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        if isinstance(exc, RateLimited):
+            headers = {"Retry-After": str(exc.retry_after)}
         return problem_response(_jsonable(exc.problem(instance=request.url.path)), headers)
 
     async def engine(request: Request, exc: Exception) -> JSONResponse:

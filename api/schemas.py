@@ -1,13 +1,26 @@
-"""Request and response bodies (they are the OpenAPI schema)."""
+"""Request and response bodies (they are the OpenAPI schema).
+
+Request bodies are strict (no "3" -> 3, no true -> 1), refuse unknown fields, and bound every
+string and number: integers to 64 bits at most."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ledger.untrusted import INT64_MAX, INT64_MIN
+
 Hex32 = Field(pattern=r"^0x[0-9a-fA-F]{64}$", description="32 bytes as 0x-hex")
+#: how request bodies are validated
+STRICT_INPUT = ConfigDict(extra="forbid", strict=True)
+#: a card id as a deck names it
+CardId = Annotated[str, Field(min_length=1, max_length=64)]
+#: an argument of an action: a kind name or a 64-bit integer
+ActionPart = (
+    Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
+)
 
 
 class NonceOut(BaseModel):
@@ -25,7 +38,7 @@ class NonceOut(BaseModel):
 class SignInIn(BaseModel):
     """An EIP-4361 message and its signature (EIP-191 personal_sign, or EIP-1271 for contract wallets)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_INPUT
     message: str = Field(max_length=4000)
     signature: str = Field(pattern=r"^0x[0-9a-fA-F]*$", max_length=10_000)
 
@@ -54,6 +67,9 @@ class GameOut(BaseModel):
     catalogue_hash: str
     cards: int
     default_options: dict[str, Any]
+    option_schema: dict[str, Any] = Field(
+        description="JSON Schema of the match options (POST /matches checks them against it)"
+    )
     starter_decks: list[dict[str, int]]
 
 
@@ -92,9 +108,11 @@ class CollectionOut(BaseModel):
 class DeckIn(BaseModel):
     """A deck list for one game: card id -> copies."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_INPUT
     game: str = Field(max_length=32)
-    cards: dict[str, int] = Field(min_length=1, max_length=1000)
+    cards: dict[CardId, Annotated[int, Field(ge=1, le=10_000)]] = Field(
+        min_length=1, max_length=1000
+    )
 
 
 class DeckOut(BaseModel):
@@ -115,42 +133,46 @@ class DeckOut(BaseModel):
 class MatchIn(BaseModel):
     """Create a match with your deck against an open seat or the operator's bot."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_INPUT
     game: str = Field(max_length=32)
     deck_id: str = Field(max_length=36)
     opponent: Literal["open", "bot"] = "open"
     bot: Literal["random", "greedy"] = "greedy"
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[Annotated[str, Field(max_length=64)], Any] = Field(
+        default_factory=dict,
+        max_length=16,
+        description="match options, checked against the game's `option_schema` (GET /games/{game})",
+    )
 
 
 class JoinIn(BaseModel):
     """Take the open seat with your deck."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_INPUT
     deck_id: str = Field(max_length=36)
 
 
 class CommitIn(BaseModel):
     """Your seed commitment: keccak256(secret) of a 32-byte secret."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_INPUT
     commit: str = Hex32
 
 
 class RevealIn(BaseModel):
     """Your 32-byte seed secret (after every seat has committed)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = STRICT_INPUT
     secret: str = Hex32
 
 
 class ActionIn(BaseModel):
     """An action `[kind, *int_args]`, and the match version it was chosen at (optimistic concurrency)."""
 
-    model_config = ConfigDict(extra="forbid")
-    action: list[str | int] = Field(min_length=1, max_length=64)
+    model_config = STRICT_INPUT
+    action: list[ActionPart] = Field(min_length=1, max_length=64)
     version: int | None = Field(
-        None, ge=0, description="the match version you saw; 409 if it moved on"
+        None, ge=0, le=INT64_MAX, description="the match version you saw; 409 if it moved on"
     )
     include_view: bool = Field(False, description="also return your observation")
 

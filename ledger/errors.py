@@ -108,3 +108,23 @@ class Conflict(MetaLedgerError):
     status = 409
     slug = "conflict"
     title = "Conflict"
+
+
+class PayloadTooLarge(MetaLedgerError):
+    """A request body or a bundle over its size limit; names the limit."""
+
+    status = 413
+    slug = "payload-too-large"
+    title = "Payload too large"
+
+
+class RateLimited(MetaLedgerError):
+    """Too many requests from one client address in the current window."""
+
+    status = 429
+    slug = "rate-limited"
+    title = "Too many requests"
+
+    def __init__(self, detail: str, retry_after: int, **extra: Any) -> None:
+        super().__init__(detail, retry_after=retry_after, **extra)
+        self.retry_after = retry_after

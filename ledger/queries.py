@@ -6,8 +6,9 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import bindparam, delete, func, insert, update
 from sqlalchemy import select as sa_select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
@@ -19,6 +20,7 @@ from ledger.models import (
     MatchResult,
     MatchSeat,
     OutboxEntry,
+    RateLimitWindow,
     SigninNonce,
     Wallet,
 )
@@ -80,6 +82,42 @@ def consume_nonce(db: Session, nonce: str, *, now: datetime) -> bool:
 def get_nonce(db: Session, nonce: str) -> SigninNonce | None:
     """The nonce row, if any."""
     return db.get(SigninNonce, nonce)
+
+
+def purge_nonces(db: Session, *, now: datetime) -> int:
+    """Delete every expired nonce, used or not (a replayed message then names an unknown
+    nonce, which is refused all the same); the number deleted."""
+    result = db.execute(delete(SigninNonce).where(col(SigninNonce.expires_at) <= now))
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def count_nonces(db: Session) -> int:
+    """How many nonce rows are stored."""
+    return int(db.exec(select(func.count()).select_from(SigninNonce)).one())
+
+
+# -- rate limits ---------------------------------------------------------------------------
+
+
+def count_request(db: Session, key: str, window_start: int) -> int:
+    """Add one request to `key`'s window starting at `window_start`; the window's count so far."""
+    dialect = db.get_bind().dialect.name
+    insert_of = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    table = RateLimitWindow.__table__  # type: ignore[attr-defined]
+    statement = (
+        insert_of(table)
+        .values(key=key, window_start=window_start, hits=1)
+        .on_conflict_do_update(
+            index_elements=["key", "window_start"], set_={"hits": table.c.hits + 1}
+        )
+        .returning(table.c.hits)
+    )
+    return int(db.execute(statement).scalar_one())
+
+
+def purge_rate_windows(db: Session, *, before: int) -> None:
+    """Delete every rate-limit window that started before `before`."""
+    db.execute(delete(RateLimitWindow).where(col(RateLimitWindow.window_start) < before))
 
 
 def add_session(db: Session, row: SessionRow) -> None:
@@ -266,7 +304,9 @@ def insert_actions(db: Session, rows: list[dict[str, Any]]) -> None:
 def match_actions(
     db: Session, match_id: str, *, since: int = 0, limit: int | None = None
 ) -> Sequence[MatchAction]:
-    """The actions of a match in order, from index `since`."""
+    """The actions of a match in order, from index `since` (clamped to the 64-bit range the
+    database compares)."""
+    since = max(0, min(since, 2**63 - 1))
     query = (
         select(MatchAction)
         .where(col(MatchAction.match_id) == match_id, col(MatchAction.index) >= since)

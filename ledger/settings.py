@@ -133,6 +133,45 @@ class Settings(BaseSettings):
             return url
         return f"{prefix}{Path(path).expanduser().resolve()}{query}"
 
+    # --- input limits (issue 11): each is named in the problem+json that enforces it ---
+    siwe_uri: str | None = Field(
+        None,
+        description="default: http://<siwe_domain>; sign-in messages must name a URI of this origin",
+    )
+    max_body_bytes: int = Field(
+        1_048_576, ge=1024, description="largest request body, checked while it streams in (413)"
+    )
+    max_header_bytes: int = Field(
+        16_384, ge=1024, description="largest request line + headers (431)"
+    )
+    max_json_depth: int = Field(
+        32,
+        ge=2,
+        le=256,
+        description="deepest JSON nesting in a body or bundle, checked before parsing",
+    )
+    max_string_length: int = Field(
+        16_384, ge=64, description="longest JSON string (or object key) in a body or bundle"
+    )
+    max_bundle_bytes: int = Field(
+        64 * 1_048_576, ge=1024, description="largest bundle file `metaledger verify` reads"
+    )
+    rate_limit_window_seconds: int = Field(
+        60, ge=1, description="window of the per-address rate limits on unauthenticated endpoints"
+    )
+    sign_in_rate_limit: int = Field(
+        30,
+        ge=1,
+        description="POST /auth/nonce and /auth/verify per client address per window (429)",
+    )
+    public_rate_limit: int = Field(
+        600, ge=1, description="other unauthenticated requests per client address per window (429)"
+    )
+    forwarded_allow_ips: str | None = Field(
+        None,
+        description="proxies trusted for X-Forwarded-For (the client address of rate limits); default: none",
+    )
+
     @property
     def resolved_deployment_file(self) -> Path:
         """The deployment JSON path."""
@@ -158,6 +197,10 @@ class Settings(BaseSettings):
         if self.admin_delay_seconds is not None:
             return self.admin_delay_seconds
         return 0 if chain_id == ANVIL_CHAIN_ID else PRODUCTION_ADMIN_DELAY_SECONDS
+    @property
+    def resolved_siwe_uri(self) -> str:
+        """The URI (origin) sign-in messages must name."""
+        return self.siwe_uri or f"http://{self.resolved_siwe_domain}"
 
     def uses_dev_keys(self) -> bool:
         """Whether any operator key is one of Anvil's public dev keys."""

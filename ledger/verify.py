@@ -15,8 +15,8 @@ from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
 
 from ledger import merkle, signing
-from ledger.bundle import BUNDLE_FORMAT
-from ledger.errors import ServiceUnavailable
+from ledger.bundle import BUNDLE_FORMAT, check_shape
+from ledger.errors import InvalidInput, ServiceUnavailable
 from ledger.matchledger import (
     ZERO32,
     AnchoredBatch,
@@ -223,6 +223,12 @@ class _Verifier:
             and hx(e.batch_hash) == a["batch_hash"].lower(),
             f"the bundle's batch {a['batch_id']} differs from the anchored one",
         )
+        _require(
+            a["block_number"] == e.block_number
+            and a["block_hash"].lower() == e.block_hash.lower()
+            and a["tx_hash"].lower() == e.tx_hash.lower(),
+            f"the bundle's anchoring block or transaction is not where batch {a['batch_id']} was anchored",
+        )
         return f"{len(events)} batches linked from genesis to head; batch {e.batch_id} in block {e.block_number}"
 
     def signer_registered(self) -> str:
@@ -253,8 +259,8 @@ class _Verifier:
             keccak(b"".join(hexb(entry["reveal"]) for _who, entry in parties)), "big"
         )
         _require(
-            int(self.b["transcript"]["seed"], 16) == seed,
-            "the transcript's seed is not derived from the reveals",
+            int(self.b["transcript"]["seed"], 16) == seed and int(seeds["seed"], 16) == seed,
+            "the transcript's (or the bundle's) seed is not derived from the reveals",
         )
         return "3 commits match the reveals, the signed seedCommitments and the transcript seed"
 
@@ -287,6 +293,16 @@ class _Verifier:
 
         game = get_game(self.msg["game"])
         block = int(self.msg["ownershipBlock"])
+        pinned = self.b["ownership_block"]
+        _require(
+            pinned["number"] == block,
+            f"the bundle's ownership block {pinned['number']} is not the signed {block}",
+        )
+        onchain_hash = self.rpc.block_hash(block)
+        _require(
+            onchain_hash is not None and onchain_hash.lower() == pinned["hash"].lower(),
+            f"block {block}'s hash on this chain is {onchain_hash}, not the bundle's {pinned['hash']}",
+        )
         owners: list[str] = []
         ids: list[int] = []
         needs: list[tuple[int, str, int]] = []
@@ -380,9 +396,11 @@ def verify_bundle(bundle: dict[str, Any], rpc_url: str) -> list[Check]:
     rpc = Rpc(rpc_url)
     rpc.chain_id()  # ServiceUnavailable (one line) when the RPC does not answer
     try:
+        check_shape(bundle)
         verifier = _Verifier(bundle, rpc)
-    except (KeyError, TypeError, AttributeError, ValueError) as exc:
-        return [Check("bundle-format", False, f"malformed bundle: missing or bad {exc}")] + [
+    except (InvalidInput, KeyError, TypeError, AttributeError, ValueError) as exc:
+        reason = exc.detail if isinstance(exc, InvalidInput) else f"malformed bundle: {exc!r}"
+        return [Check("bundle-format", False, reason)] + [
             Check(name, False, "not checked: malformed bundle") for name in CHECKS[1:]
         ]
     out = []

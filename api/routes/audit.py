@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 from sqlmodel import Session
 
+from api import ratelimit
 from api.deps import Ctx, run
 from ledger.bundle import export_bundle
 
@@ -16,7 +17,7 @@ MatchId = Annotated[
 ]
 
 
-@router.get("/{match_id}/bundle")
+@router.get("/{match_id}/bundle", dependencies=[ratelimit.PUBLIC])
 def bundle(match_id: MatchId, ctx: Ctx) -> dict[str, Any]:
     """The match bundle (format `metaledger.bundle/1`, docs/verification.md): result, signature,
     transcript, decks, seed commits and reveals, batch, proof, contracts and chain id.

@@ -7,16 +7,17 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 from fastapi.security import HTTPAuthorizationCredentials
 
-from api import schemas
+from api import ratelimit, schemas
 from api.deps import Caller, Ctx, bearer, run
 from ledger.services import auth
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 
-@router.post("/nonce", response_model=schemas.NonceOut)
+@router.post("/nonce", response_model=schemas.NonceOut, dependencies=[ratelimit.SIGN_IN])
 def nonce(ctx: Ctx) -> schemas.NonceOut:
-    """A single-use nonce; build an EIP-4361 message with it (domain, chain id, expiration) and sign it."""
+    """A single-use nonce; build an EIP-4361 message with it (domain, URI, chain id) and sign it.
+    Rate-limited per client address (METALEDGER_SIGN_IN_RATE_LIMIT)."""
     grant = run(ctx, lambda db: auth.issue_nonce(db, ctx))
     return schemas.NonceOut(
         nonce=grant.nonce,
@@ -28,7 +29,7 @@ def nonce(ctx: Ctx) -> schemas.NonceOut:
     )
 
 
-@router.post("/verify", response_model=schemas.SessionOut)
+@router.post("/verify", response_model=schemas.SessionOut, dependencies=[ratelimit.SIGN_IN])
 def verify(body: schemas.SignInIn, ctx: Ctx) -> schemas.SessionOut:
     """Verify a signed sign-in message; returns a session token."""
     signed = run(ctx, lambda db: auth.sign_in(db, ctx, body.message, body.signature))

@@ -6,12 +6,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from api import schemas
+from api import ratelimit, schemas
 from api.deps import Ctx, run
 from ledger import queries
 from ledger.services import catalogue
 
-router = APIRouter(tags=["catalogue"])
+router = APIRouter(tags=["catalogue"], dependencies=[ratelimit.PUBLIC])
 
 
 @router.get("/games", response_model=list[schemas.GameOut])

@@ -8,13 +8,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Response
 from sqlmodel import Session
 
-from api import present, schemas
+from api import present, ratelimit, schemas
 from api.deps import Caller, Ctx, Token, run
 from api.metrics import ACTIONS, RESULTS
 from ledger import queries
 from ledger.errors import NotFound
 from ledger.models import MatchStatus
 from ledger.services import auth, matches, results
+from ledger.untrusted import INT64_MAX
 
 router = APIRouter(prefix="/matches", tags=["matches"])
 MatchId = Annotated[
@@ -197,7 +198,7 @@ def actions(
     match_id: MatchId,
     ctx: Ctx,
     caller: Caller,
-    since: Annotated[int, Query(ge=0)] = 0,
+    since: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[schemas.AppliedOut]:
     """The match's actions from index `since` (players only until the match is over)."""
@@ -226,7 +227,7 @@ def resign(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     return out
 
 
-@router.get("/{match_id}/result", response_model=schemas.ResultOut)
+@router.get("/{match_id}/result", response_model=schemas.ResultOut, dependencies=[ratelimit.PUBLIC])
 def result(match_id: MatchId, ctx: Ctx) -> schemas.ResultOut:
     """The operator-signed EIP-712 result (404 until the match ends)."""
 
@@ -238,7 +239,7 @@ def result(match_id: MatchId, ctx: Ctx) -> schemas.ResultOut:
     return run(ctx, work, write=False)
 
 
-@router.get("/{match_id}/transcript")
+@router.get("/{match_id}/transcript", dependencies=[ratelimit.PUBLIC])
 def transcript(match_id: MatchId, ctx: Ctx) -> dict[str, Any]:
     """The match transcript (engine format `metaledger.transcript/1`), once the match has ended."""
     row = run(ctx, lambda db: results.get_result(db, match_id), write=False)

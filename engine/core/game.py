@@ -41,6 +41,13 @@ class Game:
     #: two legal starter decks
     starter_decks: tuple[Deck, Deck]
     default_options: Mapping[str, Any] = field(default_factory=dict)
+    #: the match options the game accepts, as a JSON Schema object (types, bounds, choices);
+    #: services check a new match's options against it before anything else
+    option_schema: Mapping[str, Any] = field(default_factory=lambda: NO_OPTIONS)
+
+
+#: the option schema of a game without options
+NO_OPTIONS: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 
 _INT_ONLY = frozenset({int})

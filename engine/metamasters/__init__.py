@@ -8,6 +8,22 @@ from engine.metamasters.state import MetaMastersState
 
 RULESET_VERSION = "metamasters-1.0"
 
+_TOKENS = {"type": "integer", "minimum": 1, "maximum": 100}
+OPTION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "tokens": {
+            "description": "Token cards (HP) per player: one number for both, or [player 0, player 1]",
+            "oneOf": [_TOKENS, {"type": "array", "items": _TOKENS, "minItems": 1, "maxItems": 2}],
+        },
+        "first": {
+            "description": "the seat that plays first (default: drawn from the seed)",
+            "enum": [0, 1],
+        },
+    },
+    "additionalProperties": False,
+}
+
 GAME = register(
     Game(
         name="metamasters",
@@ -24,6 +40,7 @@ GAME = register(
         heuristic=heuristic,
         starter_decks=STARTER_DECKS,
         default_options=DEFAULT_OPTIONS,
+        option_schema=OPTION_SCHEMA,
     )
 )
 

@@ -4,12 +4,27 @@ from __future__ import annotations
 
 from engine.core.game import Game, register
 from engine.metaversus import cards
+from engine.metaversus.constants import SELECTIONS
 from engine.metaversus.position import from_position, heuristic, scenario_view
 from engine.metaversus.setup import DEFAULT_OPTIONS, check_deck, new_match, required_tokens
 from engine.metaversus.state import WishState
 
 #: both players bring every pack (the basic selection deals 5 character cards each)
 _ALL_PACKS = {cards.IDS[p]: 1 for p in cards.PACKS[:5]}
+
+OPTION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "selection": {"description": "how characters are chosen", "enum": list(SELECTIONS)},
+        "difficulty": {
+            "description": "the packs' difficulty (selection `difficulty` only)",
+            "enum": [None, *cards.DIFFICULTIES],
+        },
+        "first_match": {"description": "the new duelist, who starts second", "enum": [None, 0, 1]},
+        "max_rounds": {"type": "integer", "minimum": 1, "maximum": 1000},
+    },
+    "additionalProperties": False,
+}
 
 GAME = register(
     Game(
@@ -27,6 +42,7 @@ GAME = register(
         heuristic=heuristic,
         starter_decks=(dict(_ALL_PACKS), dict(_ALL_PACKS)),
         default_options=dict(DEFAULT_OPTIONS),
+        option_schema=OPTION_SCHEMA,
     )
 )
 

@@ -95,6 +95,8 @@ class _Stack:
             data_dir=str(self.tmp),
             api_port=str(port),
             siwe_domain=f"127.0.0.1:{port}",
+            # every bench wallet signs in from this one address
+            sign_in_rate_limit=str(1_000_000),
         )
         with (self.tmp / "api.log").open("ab") as log:
             self.api = subprocess.Popen(

@@ -46,17 +46,17 @@ def verify(
         ..., "--rpc", help="JSON-RPC URL of the chain the result is anchored on"
     ),
 ) -> None:
-    """Verify a match bundle using only the chain and the bundle (no database, no API)."""
+    """Verify a match bundle using only the chain and the bundle (no database, no API).
+
+    The bundle is read with the API's input limits (size, nesting, numbers, Unicode) and its
+    shape checked first: a malformed bundle gets one `error:` line naming what is wrong."""
+    from ledger.bundle import load_bundle
+    from ledger.settings import get_settings
+    from ledger.untrusted import JsonLimits, restore_recursion_limit
     from ledger.verify import verify_bundle
 
-    try:
-        bundle = json.loads(Path(file).read_text())
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {file}: {exc.strerror}") from None
-    except ValueError as exc:
-        raise InvalidInput(f"{file} is not JSON: {exc}") from None
-    if not isinstance(bundle, dict):
-        raise InvalidInput(f"{file} is not a bundle (a JSON object)")
+    restore_recursion_limit()
+    bundle = load_bundle(Path(file), JsonLimits.for_bundles(get_settings()))
     checks = verify_bundle(bundle, rpc)
     for check in checks:
         mark = (

@@ -64,3 +64,16 @@ def bench_anchor(
     from ledger.bench import anchor as bench
 
     _emit(bench.run(results=results), as_json)
+
+
+@app.command("fuzz")
+def bench_fuzz(
+    requests: int = typer.Option(10_000, help="schemathesis requests before the hostile corpus"),
+    verify: bool = typer.Option(True, help="also run the hostile bundle corpus through verify"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Fuzz a local stack it starts: schemathesis over the whole OpenAPI, then the hostile corpus
+    on every endpoint and on `metaledger verify`; 5xx answers, crashes and API memory."""
+    from ledger.bench import fuzz as bench
+
+    _emit(bench.run(requests=requests, verify=verify), as_json)

@@ -112,17 +112,12 @@ def api(
     port: int = typer.Option(None, help="default: METALEDGER_API_PORT"),
     data_dir: DataDir = None,
 ) -> None:
-    """Serve the API with uvicorn."""
-    import uvicorn
+    """Serve the API with uvicorn (with the API's own HTTP limits, see api.server)."""
+    from api.server import serve
 
     use_data_dir(data_dir)
     settings = get_settings()
-    uvicorn.run(
-        "api.app:app",
-        host=host or settings.api_host,
-        port=port or settings.api_port,
-        log_level="info",
-    )
+    serve(host or settings.api_host, port or settings.api_port)
 
 
 def worker(data_dir: DataDir = None) -> None:

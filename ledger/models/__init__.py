@@ -9,6 +9,7 @@ from ledger.models.base import utcnow
 from ledger.models.cards import CardDesign
 from ledger.models.decks import DeckCommitment
 from ledger.models.matches import Match, MatchAction, MatchSeat, MatchStatus
+from ledger.models.ratelimits import RateLimitWindow
 from ledger.models.results import MatchResult, OutboxEntry
 from ledger.models.wallets import Session, SigninNonce, Wallet
 
@@ -29,6 +30,7 @@ __all__ = [
     "MatchSeat",
     "MatchStatus",
     "OutboxEntry",
+    "RateLimitWindow",
     "Session",
     "SigninNonce",
     "Wallet",

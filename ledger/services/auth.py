@@ -43,23 +43,32 @@ def _hash(token: str) -> str:
 
 
 def issue_nonce(db: Session, ctx: Context) -> NonceGrant:
-    """Store a single-use nonce valid for `siwe_nonce_ttl_seconds`."""
+    """Store a single-use nonce valid for `siwe_nonce_ttl_seconds`, purging expired ones."""
     now = utcnow()
+    queries.purge_nonces(db, now=now)
     expires = now + timedelta(seconds=ctx.settings.siwe_nonce_ttl_seconds)
     nonce = siwe.new_nonce()
     queries.add_nonce(db, nonce, now=now, expires_at=expires)
     domain = ctx.settings.resolved_siwe_domain
-    return NonceGrant(nonce, domain, ctx.chain_id, f"http://{domain}", now, expires)
+    return NonceGrant(nonce, domain, ctx.chain_id, ctx.settings.resolved_siwe_uri, now, expires)
 
 
 def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn:
     """Verify an EIP-4361 message and its signature, consume its nonce, open a session.
 
-    Rejects (401, `reason` says which): malformed, wrong domain, wrong chain id, expired or
-    not yet valid, unknown/used/expired nonce, bad signature (EOA or EIP-1271)."""
+    Rejects (401, `reason` says which): malformed, wrong domain, wrong URI, wrong chain id,
+    expired or not yet valid, unknown/used/expired nonce, bad signature (EOA or EIP-1271)."""
     parsed = siwe.parse_message(message)
-    siwe.check_fields(parsed, domain=ctx.settings.resolved_siwe_domain, chain_id=ctx.chain_id)
-    is_eoa = siwe.verify_signature(message, parsed.address, signature, ctx.chain)
+    siwe.check_fields(
+        parsed,
+        domain=ctx.settings.resolved_siwe_domain,
+        uri=ctx.settings.resolved_siwe_uri,
+        chain_id=ctx.chain_id,
+    )
+    signer = siwe.signer_of(message, parsed.address, signature, ctx.chain)
+    if signer is None:
+        raise Unauthorized(siwe.signature_problem(signature), reason="bad-signature")
+    is_eoa = signer is siwe.Signer.EOA
     now = utcnow()
     if not queries.consume_nonce(db, parsed.nonce, now=now):
         row = queries.get_nonce(db, parsed.nonce)

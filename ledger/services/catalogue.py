@@ -132,5 +132,6 @@ def game_summary(game: Game) -> dict[str, Any]:
         "catalogue_hash": game.catalogue_hash,
         "cards": len(game.cards),
         "default_options": dict(game.default_options),
+        "option_schema": dict(game.option_schema),
         "starter_decks": [dict(d) for d in game.starter_decks],
     }

@@ -39,7 +39,14 @@ from ledger.models import DeckCommitment, Match, MatchSeat, MatchStatus, utcnow
 from ledger.services import results
 from ledger.services.catalogue import load_game, token_ids
 from ledger.services.context import Context
-from ledger.services.decks import deck_hash, get_deck, live_requirements, read_holdings, shortfalls
+from ledger.services.decks import (
+    check_rules,
+    deck_hash,
+    get_deck,
+    live_requirements,
+    read_holdings,
+    shortfalls,
+)
 from ledger.services.errors import (
     CopiesCommitted,
     IllegalMove,
@@ -48,6 +55,7 @@ from ledger.services.errors import (
     OwnershipChanged,
     StaleTurn,
 )
+from ledger.services.options import check_options
 
 #: a full state snapshot is written at least every this many actions
 SNAPSHOT_EVERY = 64
@@ -180,12 +188,9 @@ def _cancel(db: Session, match: Match, status: MatchStatus, reason: str) -> bool
 
 
 def _match_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The options of a new match: checked against the game's option schema, over the defaults."""
     extra = options or {}
-    unknown = sorted(set(extra) - set(game.default_options))
-    if unknown:
-        raise InvalidInput(
-            f"unknown option(s) for {game.name}: {', '.join(unknown)}", field="options"
-        )
+    check_options(game.name, game.option_schema, extra)
     return {**game.default_options, **extra}
 
 
@@ -237,6 +242,7 @@ def create_match(
         raise InvalidInput(f"bot must be one of {', '.join(BOT_NAMES)}", field="bot")
     merged = _match_options(game, options)
     deck = _usable_deck(db, game, deck_id, creator)
+    check_rules(game, deck.cards, merged)  # e.g. the agreed number of Token cards
     _check_copies_free(db, game, deck)
     operator_secret = secrets.token_bytes(32)
     now = utcnow()
@@ -294,6 +300,7 @@ def join_match(db: Session, ctx: Context, match_id: str, address: str, deck_id: 
         raise Conflict("you already sit in this match")
     game = load_game(match.game)
     deck = _usable_deck(db, game, deck_id, address)
+    check_rules(game, deck.cards, match.options)
     _check_copies_free(db, game, deck)
     if not queries.update_match_if_status(
         db,
@@ -395,7 +402,13 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
     try:
         state = game.new_match((seats[0].cards, seats[1].cards), seed, match.options)
     except EngineError as exc:
-        raise Conflict(f"the engine could not start the match: {exc}") from exc
+        # never leave the match seeding (holding both decks' copies): cancel it, and say so
+        _cancel(db, match, MatchStatus.SEEDING, "engine-refused")
+        raise MatchNotActive(
+            f"the engine refused to start the match ({exc}); the match is cancelled",
+            match_id=match.id,
+            status_now=match.status,
+        ) from exc
     match.seed = hex(seed)
     match.ownership_block = pin.number
     match.ownership_block_hash = pin.hash

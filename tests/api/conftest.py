@@ -14,6 +14,7 @@ import uvicorn
 from pydantic import SecretStr
 
 from api.app import create_app
+from api.server import uvicorn_config
 from ledger.chain import ChainClient, load_addresses
 from ledger.db import dispose_engine
 from ledger.deploy import Deployment, seed_demo
@@ -22,7 +23,7 @@ from ledger.migrations import upgrade
 from ledger.ports import free_port
 from ledger.settings import ANVIL_DEV_KEYS, Settings
 from ledger.tokenids import token_id
-from tests.api.helpers import Player, sign_in
+from tests.api.helpers import Player, register_deck, sign_in
 
 #: dev keys of the players (0-2 are publisher, signer, anchorer)
 PLAYER_KEYS = ANVIL_DEV_KEYS[3:]
@@ -79,8 +80,8 @@ class LiveServer:
         self.app = create_app(settings, chain=self.chain)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"
+        config = uvicorn_config(
+            self.app, "127.0.0.1", self.port, settings, log_level="warning", lifespan="on"
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -128,6 +129,22 @@ def mint(
             for addr, cards in holdings.items()
         },
     )
+
+
+def own_starter_deck(
+    anvil: AnvilNode, deployment: Deployment, player: Player, game_name: str, which: int = 0
+) -> dict[str, object]:
+    """Mint `game_name`'s starter deck `which` to the player and register it; the commitment."""
+    from engine.core.game import get_game
+
+    game = get_game(game_name)
+    deck = dict(game.starter_decks[which])
+    mint(
+        anvil,
+        deployment,
+        {player.address: {(game_name, c): n for c, n in game.required_tokens(deck).items()}},
+    )
+    return register_deck(player, game_name, deck)
 
 
 @pytest.fixture

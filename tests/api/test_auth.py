@@ -113,3 +113,68 @@ def test_eip1271_contract_wallets(client: httpx.Client, anvil: AnvilNode) -> Non
         assert response.status_code == expected, response.text
         if expected == 200:
             assert response.json()["contract_wallet"] is True
+
+
+# -- EIP-4361 as the EIP and its reference implementation say (issue 11) --------------------
+
+
+def _sign_text(message: str, key: str) -> bytes:
+    return bytes(Account.sign_message(encode_defunct(text=message), key).signature)
+
+
+def _grant_message(client: httpx.Client, **overrides: object) -> str:
+    grant = client.post("/auth/nonce").json()
+    fields: dict[str, object] = {
+        "domain": grant["domain"],
+        "address": Account.from_key(PLAYER_KEYS[0]).address,
+        "chain_id": grant["chain_id"],
+        "nonce": grant["nonce"],
+        "uri": grant["uri"],
+    }
+    fields.update(overrides)
+    return siwe.build_message(**fields).text()  # type: ignore[arg-type]
+
+
+def test_a_message_without_expiration_time_signs_in(client: httpx.Client) -> None:
+    message = _grant_message(client, ttl=None)
+    assert "Expiration Time" not in message
+    response = _verify(client, message, "0x" + _sign_text(message, PLAYER_KEYS[0]).hex())
+    assert response.status_code == 200, response.text
+
+
+def test_optional_fields_of_the_eip_are_accepted(client: httpx.Client) -> None:
+    message = _grant_message(client)
+    message += (
+        "\nNot Before: 2020-01-01T00:00:00.000Z\nRequest ID: req-1\nResources:\n- ipfs://bafy/x"
+    )
+    response = _verify(client, message, "0x" + _sign_text(message, PLAYER_KEYS[0]).hex())
+    assert response.status_code == 200, response.text
+
+
+def test_a_uri_of_another_origin_is_refused(client: httpx.Client) -> None:
+    message = _grant_message(client, uri="https://evil.example/login")
+    _problem(
+        _verify(client, message, "0x" + _sign_text(message, PLAYER_KEYS[0]).hex()),
+        401,
+        "wrong-uri",
+    )
+
+
+def test_a_right_to_left_override_in_a_resource_is_refused(client: httpx.Client) -> None:
+    message = _grant_message(client) + "\nResources:\n- https://example.com/\u202egpj.exe"
+    _problem(
+        _verify(client, message, "0x" + _sign_text(message, PLAYER_KEYS[0]).hex()),
+        401,
+        "malformed",
+    )
+
+
+def test_the_high_s_twin_is_refused_and_the_compact_form_accepted(client: httpx.Client) -> None:
+    message = _grant_message(client)
+    signature = _sign_text(message, PLAYER_KEYS[0])
+    r, s, v = signature[:32], int.from_bytes(signature[32:64], "big"), signature[64]
+    high_s = r + (siwe.SECP256K1_N - s).to_bytes(32, "big") + bytes([55 - v])
+    _problem(_verify(client, message, "0x" + high_s.hex()), 401, "bad-signature")
+    compact = r + (((v - 27) << 255) | s).to_bytes(32, "big")
+    response = _verify(client, message, "0x" + compact.hex())
+    assert response.status_code == 200, response.text

@@ -14,8 +14,8 @@ from ledger.db import dispose_engine
 from ledger.deploy import Deployment
 from ledger.devchain import AnvilNode
 from ledger.migrations import upgrade
-from tests.api.conftest import PLAYER_KEYS, LiveServer, make_settings, mint
-from tests.api.helpers import register_deck, sign_in
+from tests.api.conftest import PLAYER_KEYS, LiveServer, make_settings, own_starter_deck
+from tests.api.helpers import sign_in
 
 pytestmark = pytest.mark.chain
 
@@ -48,16 +48,7 @@ def fuzz_target(
         httpx.Client(base_url=server.url, headers={"Host": "testserver"}) as client,
     ):
         player = sign_in(client, PLAYER_KEYS[0])
-        from engine.core.game import get_game
-
-        g = get_game("metaversus")
-        deck = dict(g.starter_decks[0])
-        mint(
-            anvil,
-            deployment,
-            {player.address: {("metaversus", c): n for c, n in g.required_tokens(deck).items()}},
-        )
-        register_deck(player, "metaversus", deck)
+        own_starter_deck(anvil, deployment, player, "metaversus")
         yield server.url, player.headers
     heartbeat.stop()
     anvil.revert(snapshot)

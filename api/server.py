@@ -1,0 +1,96 @@
+"""How the API is served: uvicorn with an h11 protocol whose limits are ours.
+
+h11 refuses a request head (request line + headers) larger than its `max_incomplete_event_size`
+before the app sees the request, and uvicorn then answers a text/plain 400. Here the size is
+METALEDGER_MAX_HEADER_BYTES and the answer is problem+json naming that limit (431 for a head
+over the limit, 400 for any other malformed HTTP).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from api.limits import header_problem
+from ledger.settings import Settings, get_settings
+
+_MALFORMED: dict[str, Any] = {
+    "type": "https://metaledger.dev/problems/bad-request",
+    "title": "Bad request",
+    "status": 400,
+    "detail": "the request is not valid HTTP/1.1",
+}
+
+
+class _RecordingConnection(h11.Connection):
+    """An h11 server connection that remembers the protocol error it raised last."""
+
+    last_error: h11.RemoteProtocolError | None = None
+
+    def next_event(self) -> Any:
+        """The next event; records a RemoteProtocolError before re-raising it."""
+        try:
+            return super().next_event()
+        except h11.RemoteProtocolError as exc:
+            self.last_error = exc
+            raise
+
+
+class ProblemH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol answering malformed or oversized requests with problem+json."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.max_head_bytes = self.config.h11_max_incomplete_event_size or 16 * 1024
+        self.conn = _RecordingConnection(h11.SERVER, self.max_head_bytes)
+
+    def send_400_response(self, msg: str) -> None:
+        """Answer the request h11 refused (431 or 400) as problem+json, then close."""
+        error = getattr(self.conn, "last_error", None)
+        oversized = error is not None and error.error_status_hint == 431
+        body = header_problem(self.max_head_bytes) if oversized else _MALFORMED
+        status = int(body["status"])
+        payload = json.dumps(body, separators=(",", ":")).encode("ascii")
+        reason = b"Request Header Fields Too Large" if oversized else b"Bad Request"
+        headers = [
+            (b"content-type", b"application/problem+json"),
+            (b"content-length", str(len(payload)).encode()),
+            (b"connection", b"close"),
+        ]
+        try:
+            self.transport.write(
+                self.conn.send(h11.Response(status_code=status, headers=headers, reason=reason))
+                or b""
+            )
+            self.transport.write(self.conn.send(h11.Data(data=payload)) or b"")
+            self.transport.write(self.conn.send(h11.EndOfMessage()) or b"")
+        except h11.LocalProtocolError:  # the connection cannot carry a response any more
+            pass
+        self.transport.close()
+
+
+def uvicorn_config(
+    app: Any, host: str, port: int, settings: Settings | None = None, **options: Any
+) -> uvicorn.Config:
+    """The uvicorn configuration of the API: our h11 protocol and header limit, and
+    X-Forwarded-For trusted only from METALEDGER_FORWARDED_ALLOW_IPS."""
+    s = settings or get_settings()
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        http=ProblemH11Protocol,
+        h11_max_incomplete_event_size=s.max_header_bytes,
+        proxy_headers=s.forwarded_allow_ips is not None,
+        forwarded_allow_ips=s.forwarded_allow_ips or "",
+        **options,
+    )
+
+
+def serve(host: str, port: int, log_level: str = "info") -> None:
+    """Serve `api.app:app` until interrupted."""
+    uvicorn.Server(uvicorn_config("api.app:app", host, port, log_level=log_level)).run()

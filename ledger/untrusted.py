@@ -1,0 +1,208 @@
+"""Reading JSON nobody vouches for (request bodies, audit bundles) without recursing on it.
+
+Checked before any parser recurses: the size, then the nesting depth (an iterative scan of the
+bytes). Then the bytes are parsed and checked: strict UTF-8, no NaN/Infinity, integers within
+64 bits, finite floats, strings without lone surrogates or NUL and within a length. Every
+refusal names the limit (and its setting) and where in the document it was hit.
+
+`restore_recursion_limit` undoes what py_ecc does on import (it raises Python's recursion limit
+to 100,000, so a deeply nested document overflows the C stack and kills the process instead of
+raising RecursionError).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ledger.errors import InvalidInput, PayloadTooLarge
+
+if TYPE_CHECKING:
+    from ledger.settings import Settings
+
+#: CPython's own default; py_ecc raises it to 100,000 when it is imported
+DEFAULT_RECURSION_LIMIT = 1000
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+# a JSON string (escapes included), or one bracket: the only tokens that change the depth
+_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+_OPENERS = frozenset(b"[{")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def restore_recursion_limit() -> None:
+    """Import py_ecc now (its import raises the recursion limit) and put the limit back."""
+    import py_ecc  # noqa: F401  (imported for its side effect, which is then undone)
+
+    if sys.getrecursionlimit() > DEFAULT_RECURSION_LIMIT:
+        sys.setrecursionlimit(DEFAULT_RECURSION_LIMIT)
+
+
+@dataclass(frozen=True)
+class JsonLimits:
+    """The limits a JSON document must keep, with the setting that sets each."""
+
+    max_bytes: int
+    max_depth: int
+    max_string_length: int
+    #: the setting behind max_bytes (request bodies and bundles have different ones)
+    bytes_setting: str = "max_body_bytes"
+
+    @classmethod
+    def for_requests(cls, settings: Settings) -> JsonLimits:
+        """The limits of API request bodies."""
+        return cls(settings.max_body_bytes, settings.max_json_depth, settings.max_string_length)
+
+    @classmethod
+    def for_bundles(cls, settings: Settings) -> JsonLimits:
+        """The limits of bundle files (`metaledger verify`): larger, otherwise the same."""
+        return cls(
+            settings.max_bundle_bytes,
+            settings.max_json_depth,
+            settings.max_string_length,
+            bytes_setting="max_bundle_bytes",
+        )
+
+
+def _limit(name: str, value: int) -> dict[str, Any]:
+    return {"limit": name, "setting": f"METALEDGER_{name.upper()}", "max": value}
+
+
+def too_large(size: int | None, limits: JsonLimits, what: str = "the request body") -> None:
+    """PayloadTooLarge if `size` bytes exceed the size limit (None: unknown, no check)."""
+    if size is not None and size > limits.max_bytes:
+        raise PayloadTooLarge(
+            f"{what} is larger than {limits.max_bytes} bytes",
+            **_limit(limits.bytes_setting, limits.max_bytes),
+        )
+
+
+def check_depth(data: bytes, max_depth: int) -> None:
+    """InvalidInput if brackets outside strings nest deeper than `max_depth` (no recursion)."""
+    depth = 0
+    for token in _TOKENS.finditer(data):
+        first = data[token.start()]
+        if first in _OPENERS:
+            depth += 1
+            if depth > max_depth:
+                raise InvalidInput(
+                    f"JSON nests deeper than {max_depth} levels (at byte {token.start()})",
+                    **_limit("max_json_depth", max_depth),
+                )
+        elif first != 0x22:  # a closing bracket ('"' starts a string token)
+            depth -= 1
+
+
+@dataclass(frozen=True)
+class _Refused:
+    """A number the parser met that the document may not hold; reported with its location."""
+
+    text: str
+    reason: str
+    limit: str
+
+
+def _constant(name: str) -> _Refused:
+    return _Refused(name, "is not a JSON number", "json-numbers")
+
+
+def _bounded_int(text: str) -> int | _Refused:
+    # 20 characters hold every 64-bit integer; longer ones are refused before int() reads them
+    if len(text) > 20 or not INT64_MIN <= int(text) <= INT64_MAX:
+        return _Refused(text, "is outside the 64-bit integer range", "int64")
+    return int(text)
+
+
+def _finite_float(text: str) -> float | _Refused:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        return _Refused(text, "is too large for a number", "json-numbers")
+    return value
+
+
+def _refuse_number(value: _Refused, where: tuple[str | int, ...]) -> InvalidInput:
+    shown = value.text if len(value.text) <= 24 else value.text[:24] + "…"
+    extra: dict[str, Any] = {"field": _path(where), "limit": value.limit}
+    if value.limit == "int64":
+        extra.update(min=INT64_MIN, max=INT64_MAX)
+    return InvalidInput(f"{_path(where)}: the number {shown} {value.reason}", **extra)
+
+
+def _path(parts: tuple[str | int, ...]) -> str:
+    """A JSONPath-like location; keys escaped as JSON (ASCII), so that any key can be shown."""
+    out = "$"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            key = json.dumps(part[:40])[1:-1]
+            out += f".{key}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key) else f'["{key}"]'
+    return out
+
+
+def _check_string(value: str, where: tuple[str | int, ...], max_length: int) -> None:
+    if len(value) > max_length:
+        raise InvalidInput(
+            f"{_path(where)}: a string longer than {max_length} characters",
+            field=_path(where),
+            **_limit("max_string_length", max_length),
+        )
+    if _SURROGATE.search(value):
+        raise InvalidInput(
+            f"{_path(where)}: a lone UTF-16 surrogate is not valid Unicode",
+            field=_path(where),
+            limit="unicode",
+        )
+    if "\x00" in value:
+        raise InvalidInput(
+            f"{_path(where)}: strings may not contain NUL characters",
+            field=_path(where),
+            limit="unicode",
+        )
+
+
+def check_values(document: Any, max_string_length: int) -> None:
+    """InvalidInput naming the first string (or key) that is too long or not valid Unicode, or
+    number out of range."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            _check_string(value, where, max_string_length)
+        elif isinstance(value, _Refused):
+            raise _refuse_number(value, where)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                _check_string(key, (*where, key), max_string_length)
+                stack.append((item, (*where, key)))
+        elif isinstance(value, list):
+            stack.extend((item, (*where, i)) for i, item in enumerate(value))
+
+
+def parse(data: bytes, limits: JsonLimits, what: str = "the request body") -> Any:
+    """Parse untrusted JSON bytes within `limits`; InvalidInput / PayloadTooLarge naming the limit."""
+    too_large(len(data), limits, what)
+    check_depth(data, limits.max_depth)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{what} is not valid UTF-8 (at byte {exc.start})", limit="unicode"
+        ) from None
+    try:
+        document = json.loads(
+            text,
+            parse_constant=_constant,
+            parse_int=_bounded_int,
+            parse_float=_finite_float,
+        )
+    except RecursionError:  # unreachable after check_depth; kept so a parser never kills us
+        raise InvalidInput(f"{what} nests too deeply", limit="max_json_depth") from None
+    except ValueError as exc:
+        raise InvalidInput(f"{what} is not JSON: {str(exc)[:200]}", limit="json") from None
+    check_values(document, limits.max_string_length)
+    return document
