@@ -197,6 +197,7 @@ class Settings(BaseSettings):
         if self.admin_delay_seconds is not None:
             return self.admin_delay_seconds
         return 0 if chain_id == ANVIL_CHAIN_ID else PRODUCTION_ADMIN_DELAY_SECONDS
+
     @property
     def resolved_siwe_uri(self) -> str:
         """The URI (origin) sign-in messages must name."""

@@ -8,7 +8,6 @@ from pathlib import Path
 import typer
 
 from ledger.cli.options import DataDir, use_data_dir
-from ledger.errors import InvalidInput
 
 app = typer.Typer(no_args_is_help=True)
 
