@@ -110,6 +110,37 @@ def live_api(api_settings: Settings, evm_snapshot: AnvilNode) -> Iterator[LiveSe
 
 
 @pytest.fixture
+def healthy_api(
+    anvil: AnvilNode, database_url: str, deployment_file: Path, broker_url: str
+) -> Iterator[LiveServer]:
+    """A live app whose every component is up (a broker and a worker heartbeat), so that
+    /healthz answers 200 and any 5xx is the request's fault; inside an EVM snapshot."""
+    from ledger.db import get_engine
+    from ledger.heartbeat import HeartbeatThread
+
+    upgrade(database_url)
+    heartbeat = HeartbeatThread(get_engine(database_url), "celery@tests", 5.0)
+    heartbeat.beat()
+    heartbeat.start()
+    snapshot = anvil.snapshot()
+    settings = make_settings(anvil, database_url, deployment_file, broker_url=broker_url)
+    try:
+        with LiveServer(settings) as server:
+            yield server
+    finally:
+        heartbeat.stop()
+        anvil.revert(snapshot)
+        dispose_engine(database_url)
+
+
+@pytest.fixture
+def healthy_client(healthy_api: LiveServer) -> Iterator[httpx.Client]:
+    """An HTTP client for the healthy live app."""
+    with httpx.Client(base_url=healthy_api.url, timeout=60, headers={"Host": "testserver"}) as c:
+        yield c
+
+
+@pytest.fixture
 def client(live_api: LiveServer) -> Iterator[httpx.Client]:
     """An HTTP client for the live app."""
     with httpx.Client(base_url=live_api.url, timeout=60, headers={"Host": "testserver"}) as c:

@@ -52,8 +52,10 @@ def test_the_corpus_covers_every_endpoint_and_every_kind_of_hostile_value() -> N
 
 @pytest.mark.parametrize("signed_in", [False, True])
 def test_a_sample_of_the_corpus_gets_no_server_error(
-    live_api: LiveServer, client: httpx.Client, signed_in: bool
+    healthy_api: LiveServer, healthy_client: httpx.Client, signed_in: bool
 ) -> None:
+    live_api, client = healthy_api, healthy_client
+    assert client.get("/healthz").status_code == 200
     auth = sign_in(client, PLAYER_KEYS[0]).headers if signed_in else {}
     failures = []
     statuses: Counter[int | None] = Counter()
