@@ -21,7 +21,6 @@ checkpoint, so a replay stops at the first divergent checkpoint and says where.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,10 +82,6 @@ class Transcript:
     def canonical_bytes(self) -> bytes:
         """Canonical JSON bytes (what `transcriptHash` is computed over)."""
         return canonical_json(self.to_json())
-
-    def sha256(self) -> str:
-        """SHA-256 hex of the canonical bytes."""
-        return hashlib.sha256(self.canonical_bytes()).hexdigest()
 
     @staticmethod
     def from_json(data: Any) -> Transcript:

@@ -12,11 +12,11 @@ from engine.core.bots import RandomBot, play_match
 from engine.core.game import get_game, new_match
 from engine.core.prng import Prng
 from engine.core.state import GameState
-from engine.metamasters.catalogue import CARDS as MM_CARDS
-from engine.metamasters.catalogue import K_ACTOR
-from engine.metamasters.state import MetaMastersState
-from engine.metaversus.state import WishState
-from engine.metax.state import MetaXState
+from engine.metamasters.cards import CARDS as MM_CARDS
+from engine.metamasters.cards import K_ACTOR
+from engine.metamasters.encoding import MetaMastersState
+from engine.metaversus.encoding import WishState
+from engine.metax.encoding import MetaXState
 
 
 def _states(game: str, seeds: range) -> Iterator[GameState]:

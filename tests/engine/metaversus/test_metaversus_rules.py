@@ -12,10 +12,12 @@ from engine.core import Action, DeckRejected, GameState, IllegalAction, Prng, ge
 from engine.core.bots import Bot, GreedyBot, RandomBot, play_match
 from engine.core.catalogue import validate_catalogue
 from engine.core.errors import CatalogueError
-from engine.metaversus import cards as C
+from engine.metaversus import cards
+from engine.metaversus.cards import CARDS as C
+from engine.metaversus.cards import CATALOGUE, KIND_NAMES, PACK, SCHEMA, ops_in_use
 from engine.metaversus.effects import COMPILER
 from engine.metaversus.position import from_position
-from engine.metaversus.state import WishState
+from engine.metaversus.encoding import WishState
 
 GAME = get_game("metaversus")
 ALL = dict(GAME.starter_decks[0])
@@ -23,7 +25,7 @@ ALL = dict(GAME.starter_decks[0])
 
 def test_catalogue_contents() -> None:
     required = {
-        C.IDS[c]: (C.KIND_NAMES[C.KIND[c]], C.COUNT[c], C.PRICIER[c]) for c in C.REQUIRED_CARDS
+        C.ids[c]: (KIND_NAMES[C.kind[c]], C.count[c], C.pricier[c]) for c in C.required_cards
     }
     assert required == {
         "stone": ("currency", 10, 0),
@@ -33,21 +35,21 @@ def test_catalogue_contents() -> None:
         "long-sword": ("weapon", 15, 3),
         "warhammer": ("weapon", 20, 3),
     }
-    assert sorted(C.IDS[c] for c in C.BASIC_DECK) == ["dagger"] * 3 + ["stone"] * 7
-    assert len(C.NEUTRAL) >= 8
-    assert len(C.PACKS) >= 4
-    assert {C.DIFFICULTY[p] for p in C.PACKS} == {"easy", "normal", "hard"}
-    for p in C.PACKS:
-        assert len(C.PACK_MARKET[p]) == 8
-        assert C.HP[p] > 0 and C.CARDS[p]["skill"]["effect"]
-    for c in range(C.N):
-        if C.KIND[c] != C.PACK and not C.REQUIRED[c]:
-            assert C.STARS[c] >= 1 and "plus" in C.CARDS[c], C.IDS[c]
-        if C.REQUIRED[c]:
-            assert C.STARS[c] == 0
-    assert len(C.OPS_IN_USE) >= 12
-    assert {"draw", "ap", "gems", "buys", "gain", "remove_hand", "heal", "damage"} <= C.OPS_IN_USE
-    assert GAME.catalogue_hash == C.CATALOGUE.hash and len(GAME.catalogue_hash) == 64
+    assert sorted(C.ids[c] for c in C.basic_deck) == ["dagger"] * 3 + ["stone"] * 7
+    assert len(C.neutral) >= 8
+    assert len(C.packs) >= 4
+    assert {C.difficulty[p] for p in C.packs} == {"easy", "normal", "hard"}
+    for p in C.packs:
+        assert len(C.pack_market[p]) == 8
+        assert C.hp[p] > 0 and CATALOGUE.cards[p]["skill"]["effect"]
+    for c in range(C.n):
+        if C.kind[c] != PACK and not C.required[c]:
+            assert C.stars[c] >= 1 and "plus" in CATALOGUE.cards[c], C.ids[c]
+        if C.required[c]:
+            assert C.stars[c] == 0
+    assert len(ops_in_use()) >= 12
+    assert {"draw", "ap", "gems", "buys", "gain", "remove_hand", "heal", "damage"} <= ops_in_use()
+    assert GAME.catalogue_hash == CATALOGUE.hash and len(GAME.catalogue_hash) == 64
     assert all({"id", "name", "kind"} <= set(c) for c in GAME.cards)
 
 
@@ -110,12 +112,12 @@ def test_setup_deals_the_basic_deck_and_stocks_the_market(seed: int) -> None:
     s = _finish_setup(new_match("metaversus", GAME.starter_decks, seed))
     assert isinstance(s, WishState)
     for p in (0, 1):
-        owned = Counter(C.IDS[c] for c in s.hand[p] + s.deck[p])
+        owned = Counter(C.ids[c] for c in s.hand[p] + s.deck[p])
         assert owned == {"stone": 7, "dagger": 3}
         assert len(s.hand[p]) == 5
         assert len(s.pile[p]) == 4
-        assert s.maxhp[p] == C.MAX_HP[s.char[p]]
-    assert [C.IDS[c] for c in s.m_card[:6]] == [
+        assert s.maxhp[p] == C.max_hp[s.char[p]]
+    assert [C.ids[c] for c in s.m_card[:6]] == [
         "stone",
         "iron",
         "gold",
@@ -125,7 +127,7 @@ def test_setup_deals_the_basic_deck_and_stocks_the_market(seed: int) -> None:
     ]
     assert s.m_stock[6:] == [6] * 10
     assert s.m_src[6:] == [1, 1, 2, 2, 2, 2, 3, 3, 3, 3]
-    assert len(s.neutral) == len(C.NEUTRAL) - 2
+    assert len(s.neutral) == len(C.neutral) - 2
     assert s.first in (0, 1) and s.active == s.first and s.turn == 1
 
 
@@ -164,7 +166,7 @@ def test_observation_hides_setup_secrets() -> None:
     s = new_match("metaversus", GAME.starter_decks, 1)
     assert isinstance(s, WishState)
     obs = s.observation(1)
-    assert obs["selection_hand"] == sorted(C.IDS[k] for k in s.sel[1])
+    assert obs["selection_hand"] == sorted(C.ids[k] for k in s.sel[1])
     assert obs["opponent_selection_hand_size"] == 5 and "bans" in obs and obs["bans"] is None
     s.apply(Action("noban"))
     assert s.observation(1)["bans"] is None
@@ -241,16 +243,16 @@ def test_greedy_bot_beats_random_and_games_end_by_hp() -> None:
 
 
 def test_catalogue_schema_and_effects_are_checked() -> None:
-    data = json.loads((Path(C.__file__).parent / "catalogue.json").read_text(encoding="utf-8"))
-    validate_catalogue(data, C.SCHEMA)
+    data = json.loads((Path(cards.__file__).parent / "catalogue.json").read_text(encoding="utf-8"))
+    validate_catalogue(data, SCHEMA)
     broken = json.loads(json.dumps(data))
     del broken["cards"][0]["cost"]
     with pytest.raises(CatalogueError, match="cost"):
-        validate_catalogue(broken, C.SCHEMA)
+        validate_catalogue(broken, SCHEMA)
     broken = json.loads(json.dumps(data))
     broken["cards"][6]["plus"]["colour"] = "red"
     with pytest.raises(CatalogueError, match="plus"):
-        validate_catalogue(broken, C.SCHEMA)
+        validate_catalogue(broken, SCHEMA)
     with pytest.raises(CatalogueError, match="unknown operation"):
         COMPILER.compile([{"op": "fly"}], "x")
     with pytest.raises(CatalogueError, match="must be >= 1"):
