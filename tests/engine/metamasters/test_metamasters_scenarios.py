@@ -25,7 +25,9 @@ def test_scenario(path: Path) -> None:
 
 def test_every_rejection_rule_has_a_scenario() -> None:
     folder = Path(__file__).parents[3] / "engine" / "metamasters"
-    source = "".join((folder / name).read_text(encoding="utf-8") for name in ("state.py", "moves.py"))
+    source = "".join(
+        (folder / name).read_text(encoding="utf-8") for name in ("state.py", "moves.py")
+    )
     raised = set(re.findall(r'"(metamasters\.[a-z_]+\.[a-z_]+)"', source))
     rejected: set[str] = set()
     for path in SCENARIOS:

@@ -16,8 +16,8 @@ from engine.metaversus import cards
 from engine.metaversus.cards import CARDS as C
 from engine.metaversus.cards import CATALOGUE, KIND_NAMES, PACK, SCHEMA, ops_in_use
 from engine.metaversus.effects import COMPILER
-from engine.metaversus.position import from_position
 from engine.metaversus.encoding import WishState
+from engine.metaversus.position import from_position
 
 GAME = get_game("metaversus")
 ALL = dict(GAME.starter_decks[0])

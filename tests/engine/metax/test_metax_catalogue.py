@@ -51,7 +51,9 @@ def test_named_battle_cards_match_the_rulebook() -> None:
     )
     for card_id, rank in (("C40-BM", 1), ("U94-JL", 4), ("U99-AT", 7)):
         assert by_id[card_id]["rank"] == rank and sorted(by_id[card_id]["stats"]) == sorted(s3)
-        assert CARDS.basic[CARDS.cid[card_id]], f"{card_id} is a Basic Battle Card (no printed effect)"
+        assert CARDS.basic[CARDS.cid[card_id]], (
+            f"{card_id} is a Basic Battle Card (no printed effect)"
+        )
     assert not CARDS.basic[CARDS.cid["U92-JL"]]
 
 
