@@ -18,7 +18,7 @@ _THRESHOLDS = [0] + [((1 << 64) - n) % n for n in range(1, 257)]
 #: the last positions (0 .. _LOW-1) of a shuffle are rearranged in one step, from a table
 _LOW = 6
 #: radices up to this are read two digits at a time, from a table of k * (k - 1) digit pairs
-_PAIR_MAX = 64
+_PAIR_MAX = 16
 
 
 def _orders(m: int) -> tuple[Callable[[Sequence[Any]], tuple[Any, ...]], ...]:
@@ -43,7 +43,7 @@ _DIGIT_PAIRS: dict[int, tuple[tuple[int, int], ...]] = {}
 #: how a shuffle of n items reads its random number (see `_shuffle_plan`)
 _Plan = tuple[
     int,
-    int,
+    range,
     int,
     tuple[tuple[int, int], ...],
     tuple[tuple[int, int, int, tuple[tuple[int, int], ...]], ...],
@@ -61,8 +61,8 @@ def _digit_pairs(k: int) -> tuple[tuple[int, int], ...]:
 
 
 def _shuffle_plan(n: int) -> _Plan:
-    """How a shuffle of n >= 2 items reads r uniform in [0, n!): (n!, 64-bit words to draw,
-    rejection limit, the positions read one digit at a time as (i, radix), those read two at
+    """How a shuffle of n >= 2 items reads r uniform in [0, n!): (n!, a range of the 64-bit
+    words to draw, rejection limit, the positions read one digit at a time as (i, radix), those read two at
     a time as (i, i - 1, radix product, digit pairs), m, `_LOW_ORDERS[m]` for the last m)."""
     plan = _PLANS.get(n)
     if plan is not None:
@@ -82,7 +82,7 @@ def _shuffle_plan(n: int) -> _Plan:
         (small[a][0], small[a + 1][0], small[a][1] * small[a + 1][1], _digit_pairs(small[a][1]))
         for a in range(0, len(small), 2)
     )
-    plan = (total, words, span - span % total, tuple(singles), pairs, low, _LOW_ORDERS[low])
+    plan = (total, range(words), span - span % total, tuple(singles), pairs, low, _LOW_ORDERS[low])
     if len(_PLANS) > 1024:
         _PLANS.clear()
     _PLANS[n] = plan
@@ -168,7 +168,7 @@ class Prng:
         m = _MASK64
         while True:
             r = 0
-            for _ in range(words):  # next_u64, inlined
+            for _ in words:  # next_u64, inlined
                 x = (s1 * 5) & m
                 # bits above 64 of the rotation do not reach the low 64 bits of the product
                 r = (r << 64) | ((((x << 7) | (x >> 57)) * 9) & m)

@@ -205,9 +205,11 @@ class Recorder:
 
     def apply(self, action: Action) -> None:
         """Apply `action` to the state (IllegalAction if not legal) and record it."""
-        self.state.apply(action)
+        raw = [action[0], *action[1]]
+        # what `state.apply` runs, on the transcript form recorded (and replayed) below
+        self.state._apply_each((raw,))
         t = self.transcript
-        t.actions.append([action.kind, *action.args])
+        t.actions.append(raw)
         if len(t.actions) % t.checkpoint_every == 0:
             t.checkpoints.append(self.state.state_hash())
 

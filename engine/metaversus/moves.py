@@ -137,9 +137,8 @@ class WishRules(WishBoard):
             if self.over:
                 raise illegal("match.over", "the match is over")
             kind = raw[0]
-            args = raw[1:]
             if self.stack:
-                self._answer(self.stack[-1], kind, args)
+                self._answer(self.stack[-1], kind, raw[1:])
                 continue
             if kind == "next":
                 ph = self.phase
@@ -157,18 +156,18 @@ class WishRules(WishBoard):
                 continue
             p = self.active
             if kind == "play":
-                if len(args) != 2 or args[1] not in (0, 1):
+                if len(raw) != 3 or raw[2] not in (0, 1):
                     raise illegal("action.malformed", "play takes (card, plus 0/1)")
-                self._play(p, args[0], args[1])
+                self._play(p, raw[1], raw[2])
             elif kind == "wish":
                 if self.phase != WISH:
                     raise illegal("wish.phase", "a Wishing Star is taken only in the Wish Phase")
                 self.stars[p] = min(MAX_STARS, self.stars[p] + 1)
                 self._end_turn()
             elif kind == "buy":
-                if len(args) != 1:
+                if len(raw) != 2:
                     raise illegal("action.malformed", "buy takes (slot)")
-                self._buy(p, args[0])
+                self._buy(p, raw[1])
             elif kind == "skill":
                 problem = self._skill_problem(p)
                 if problem is not None:

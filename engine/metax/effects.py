@@ -8,7 +8,7 @@ comes back through `resume`.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from engine.core.effects import Continuous, EffectCompiler, EffectFrame, Param, Step
 
@@ -16,6 +16,15 @@ STATS = ("strength", "intelligence", "special")
 KINDS = ("character", "event", "battle")
 #: the zones an effect moves cards between (`Board.zone`, `Board.move`)
 DECK, HAND, DISCARD = 0, 1, 2
+
+
+class CardFilter(NamedTuple):
+    """Which cards an effect may pick: of a kind (-1: any), with a trait (None: any), and only
+    Basic Battle Cards if `basic`."""
+
+    kind: int
+    trait: str | None
+    basic: bool
 
 
 class Board(Protocol):
@@ -36,16 +45,21 @@ class Board(Protocol):
     def discard_at_random(self, p: int, n: int) -> None:
         """p discards n cards from their hand, picked by the match's PRNG."""
 
-    def characters(self, p: int, pushed: bool | None = None) -> list[int]:
-        """p's characters in play, in slot order (only the pushed, or the prepped, ones if
-        `pushed` is given)."""
+    def slots(self, p: int) -> list[int]:
+        """p's three character slots: the instance id of a character in play, or -1 when the
+        slot is empty (the list itself: to read, not to change)."""
+
+    def is_pushed(self, iid: int) -> bool:
+        """Whether a character in play is pushed."""
 
     def trait(self, iid: int) -> str | None:
         """The trait printed on a card."""
 
-    def select(self, p: int, zone: int, kind: int, trait: str | None, basic: bool) -> list[int]:
-        """The cards of p's DECK, HAND or DISCARD, in zone order, that are of `kind` (-1: any),
-        have `trait` (None: any) and, if `basic`, are Basic Battle Cards."""
+    def select(self, p: int, zone: int, wanted: CardFilter) -> list[int]:
+        """The cards of p's DECK, HAND or DISCARD that `wanted` accepts, in zone order."""
+
+    def holds(self, p: int, zone: int, wanted: CardFilter, iid: int = -1) -> bool:
+        """Whether p's zone holds a card `wanted` accepts (`iid`, if given), without listing."""
 
     def base_stat(self, iid: int, stat: int) -> int:
         """A character's printed rank in a stat (0: no such stat)."""
@@ -199,7 +213,7 @@ class GainMpPerTrait(Step[Board]):
     def run(self, board: Board, frame: EffectFrame) -> bool:
         """Count the characters and gain the MP."""
         me = frame.controller
-        count = sum(1 for c in board.characters(me) if board.trait(c) == self.trait)
+        count = sum(1 for c in board.slots(me) if c >= 0 and board.trait(c) == self.trait)
         if count:
             board.gain_mp(me, self.n * count)
         return True
@@ -262,7 +276,8 @@ class ModifyChosen(Choice):
 
     def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
         """The controller's characters that have the stat."""
-        return [c for c in board.characters(frame.controller) if board.base_stat(c, self.stat) > 0]
+        slots = board.slots(frame.controller)
+        return [c for c in slots if c >= 0 and board.base_stat(c, self.stat) > 0]
 
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
         """Modify the stat."""
@@ -308,7 +323,7 @@ class RemoveDamageChosen(Choice):
 
     def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
         """The controller's damaged characters."""
-        return [c for c in board.characters(frame.controller) if board.damage_count(c)]
+        return [c for c in board.slots(frame.controller) if c >= 0 and board.damage_count(c)]
 
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
         """Remove the damage."""
@@ -344,7 +359,7 @@ class KoCharacter(Choice):
     def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
         """The opposing characters of low enough maximum rank."""
         opp = 1 - frame.controller
-        return [c for c in board.characters(opp) if board.max_rank(c) <= self.max_rank]
+        return [c for c in board.slots(opp) if c >= 0 and board.max_rank(c) <= self.max_rank]
 
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
         """KO it."""
@@ -366,7 +381,7 @@ class PushCharacter(Choice):
 
     def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
         """The opponent's prepped characters."""
-        return board.characters(1 - frame.controller, pushed=False)
+        return [c for c in board.slots(1 - frame.controller) if c >= 0 and not board.is_pushed(c)]
 
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
         """Push it."""
@@ -389,7 +404,9 @@ class PrepCharacter(Choice):
     def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
         """The controller's pushed characters outside the battle."""
         return [
-            c for c in board.characters(frame.controller, pushed=True) if not board.in_battle(c)
+            c
+            for c in board.slots(frame.controller)
+            if c >= 0 and board.is_pushed(c) and not board.in_battle(c)
         ]
 
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
@@ -413,7 +430,7 @@ _FILTER = {
 class MoveChoice(Choice):
     """The controller picks a card of one of their zones (matching a filter) to move to another."""
 
-    __slots__ = ("basic", "kind", "trait")
+    __slots__ = ("wanted",)
 
     #: the zone the card is picked from, and where it goes
     source: ClassVar[int]
@@ -421,19 +438,20 @@ class MoveChoice(Choice):
 
     def __init__(self, p: dict[str, Any]) -> None:
         self.optional = True
-        self.kind: int = KINDS.index(p["kind"]) if p["kind"] is not None else -1
-        self.trait: str | None = p["trait"]
-        self.basic: bool = p["basic"]
+        kind = KINDS.index(p["kind"]) if p["kind"] is not None else -1
+        self.wanted = CardFilter(kind, p["trait"], p["basic"])
 
     def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
         """The matching cards of the zone, by instance id."""
-        return sorted(
-            board.select(frame.controller, self.source, self.kind, self.trait, self.basic)
-        )
+        return sorted(board.select(frame.controller, self.source, self.wanted))
+
+    def has_candidates(self, board: Board, frame: EffectFrame) -> bool:
+        """Whether the zone holds a matching card."""
+        return board.holds(frame.controller, self.source, self.wanted)
 
     def accepts(self, board: Board, frame: EffectFrame, iid: int) -> bool:
         """Whether `iid` is a matching card of the zone."""
-        return iid in board.select(frame.controller, self.source, self.kind, self.trait, self.basic)
+        return board.holds(frame.controller, self.source, self.wanted, iid)
 
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
         """Move the card."""
@@ -441,8 +459,9 @@ class MoveChoice(Choice):
 
     def what(self) -> str:
         """The filter in words."""
-        kind = KINDS[self.kind] if self.kind >= 0 else None
-        parts = [p for p in ("Basic" if self.basic else None, self.trait, kind) if p]
+        w = self.wanted
+        kind = KINDS[w.kind] if w.kind >= 0 else None
+        parts = [p for p in ("Basic" if w.basic else None, w.trait, kind) if p]
         return " ".join(parts) or "card"
 
 
@@ -529,7 +548,7 @@ class EvilParade(Step[Board]):
 
     def run(self, board: Board, frame: EffectFrame) -> bool:
         """KO them."""
-        for c in board.characters(1 - frame.controller):
-            if board.damage_count(c) >= self.need:
+        for c in board.slots(1 - frame.controller)[:]:  # a KO empties its slot
+            if c >= 0 and board.damage_count(c) >= self.need:
                 board.ko(c)
         return True

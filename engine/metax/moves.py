@@ -126,7 +126,7 @@ class MetaXRules(MetaXBoard):
                 raise illegal(
                     "flow.arguments", f"{kind!r} takes {'/'.join(map(str, counts))} argument(s)"
                 )
-            handler(self, top[1], raw[1:])
+            handler(self, top[1], raw)
 
     # --- legal action generation ---------------------------------------------------------
 
@@ -239,8 +239,8 @@ class MetaXRules(MetaXBoard):
 # --- action handlers (validate first, then mutate) ------------------------------------------
 
 
-def _first_player(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
-    (who,) = args
+def _first_player(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
+    _, who = action
     if who not in (0, 1):
         raise illegal("setup.first-player", "the first player is 0 or 1")
     st.stack.pop()
@@ -256,18 +256,18 @@ def _next_setup(st: MetaXBoard) -> None:
         st.start_turn()
 
 
-def _keep(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
+def _keep(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
     st.stack.pop()
     _next_setup(st)
 
 
-def _mulligan(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
+def _mulligan(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
     st.stack.pop()
     st.stack.append((P_ORDER, p))
 
 
-def _bottom(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
-    (iid,) = args
+def _bottom(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
+    _, iid = action
     hand = st.hands[p]
     if iid not in hand:
         raise illegal("setup.mulligan-order", f"{iid} is not one of the cards being put back")
@@ -291,8 +291,8 @@ def _in_hand(st: MetaXBoard, p: int, iid: int, kind: int, rule: str, what: str) 
     return cid
 
 
-def _play_character(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
-    (iid,) = args
+def _play_character(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
+    _, iid = action
     cid = _in_hand(st, p, iid, CHARACTER, "planning", "a Character")
     if st.played_char:
         raise illegal("planning.one-character-per-turn", "you already played a Character this turn")
@@ -311,8 +311,8 @@ def _play_character(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
         st.start_effect(iid, p)
 
 
-def _play_event(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
-    (iid,) = args
+def _play_event(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
+    _, iid = action
     cid = _in_hand(st, p, iid, EVENT, "planning", "an Event")
     if MP[cid] > st.mp[p]:
         raise illegal("planning.event-cost", f"{NAME[cid]} costs {MP[cid]} MP; you have {st.mp[p]}")
@@ -328,8 +328,8 @@ def _own_character(st: MetaXBoard, p: int, iid: int, rule: str) -> int:
     return st.chars[p].index(iid)
 
 
-def _push_effect(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
-    (iid,) = args
+def _push_effect(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
+    _, iid = action
     s = _own_character(st, p, iid, "planning.not-your-character")
     cid = st.cards[iid]
     if EFFECT_KIND[cid] != PUSH:
@@ -377,8 +377,8 @@ def _play_battle_card(st: MetaXBoard, p: int, b: int, cid: int) -> None:
         st.mp[p] += MP[cid]
 
 
-def _attack(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
-    c, b = args
+def _attack(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
+    _, c, b = action
     s = _check_attacker(st, p, c)
     cid = _check_battle_card(st, p, s, b)
     st.pushed[p][s] = 1
@@ -388,8 +388,8 @@ def _attack(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
         st.start_effect(b, p, c)
 
 
-def _team_attack(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
-    lead, b, stat, *links = args
+def _team_attack(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
+    _, lead, b, stat, *links = action
     s = _check_attacker(st, p, lead)
     cid = _check_battle_card(st, p, s, b)
     if stat not in BSTATS[cid]:
@@ -424,8 +424,8 @@ def _team_attack(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
         st.start_effect(b, p, lead)
 
 
-def _defend(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
-    d, lead, b = args
+def _defend(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
+    _, d, lead, b = action
     s = _own_character(st, p, d, "battle.not-your-character")
     if st.pushed[p][s]:
         raise illegal(
@@ -448,13 +448,13 @@ def _defend(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
         st.start_effect(b, p, d)
 
 
-def _end_defense(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
+def _end_defense(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
     st.stack.pop()
     st.damage_step()
 
 
-def _resolve(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
-    (lead,) = args
+def _resolve(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
+    _, lead = action
     attack = next(
         (a for a in st.attacks if a[A_LEAD] == lead and a[A_DEF] >= 0 and not a[A_DONE]), None
     )
@@ -466,8 +466,8 @@ def _resolve(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
         st.damage_step()
 
 
-def _choose(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
-    (iid,) = args
+def _choose(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
+    _, iid = action
     frame, effect, step = st.pending_choice()
     if iid == -1:
         if not step.optional:
@@ -482,8 +482,8 @@ def _choose(st: MetaXBoard, p: int, args: Sequence[int]) -> None:
     st.settle()
 
 
-#: a handler: (state, the deciding player, the action's arguments)
-Handler = Callable[[MetaXBoard, int, Sequence[int]], None]
+#: a handler: (state, the deciding player, the action `[kind, *args]`)
+Handler = Callable[[MetaXBoard, int, Sequence[Any]], None]
 _DISPATCH: dict[str, tuple[Handler | None, int, tuple[int, ...]]] = {
     "first_player": (_first_player, P_FIRST, (1,)),
     "keep": (_keep, P_MULLIGAN, (0,)),

@@ -11,6 +11,7 @@ the `Board` of effects.py) and the flow of a turn; moves.py adds the actions a p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 from typing import Any, Self
 
 from engine.core.effects import Effect, EffectFrame, run_effect
@@ -18,7 +19,7 @@ from engine.core.errors import IllegalAction
 from engine.core.prng import Prng
 from engine.core.state import TERMINAL, GameState
 from engine.metax.cards import CARDS, CHARACTER, EVENT
-from engine.metax.effects import DECK, Board, Choice
+from engine.metax.effects import DECK, Board, CardFilter, Choice
 
 MAX_MP = 10
 MAX_CHARACTERS = 3
@@ -60,8 +61,23 @@ A_LEAD, A_CARD, A_STAT, A_LINK1, A_LINK2, A_DEF, A_DCARD, A_DONE = range(8)
 
 Prompt = tuple[int, ...]
 
-#: (kind, trait, basic) of an effect's card filter -> the card numbers it accepts
-_MATCHING: dict[tuple[int, str | None, bool], frozenset[int]] = {}
+#: an effect's card filter -> the card numbers it accepts
+_MATCHING: dict[CardFilter, frozenset[int]] = {}
+
+
+def _accepted(wanted: CardFilter) -> frozenset[int]:
+    """The card numbers a filter accepts (computed once per filter)."""
+    ok = _MATCHING.get(wanted)
+    if ok is None:
+        kind, trait, basic = wanted
+        ok = _MATCHING[wanted] = frozenset(
+            cid
+            for cid in range(len(KIND))
+            if (kind < 0 or KIND[cid] == kind)
+            and (trait is None or TRAIT[cid] == trait)
+            and (not basic or BASIC[cid])
+        )
+    return ok
 
 
 def illegal(rule: str, message: str) -> IllegalAction:
@@ -285,32 +301,33 @@ class MetaXBoard(GameState):
             n += sum(len(d) for d in self.dmg[p])
         return n
 
-    def characters(self, p: int, pushed: bool | None = None) -> list[int]:
-        """p's characters in play, in slot order (only the pushed, or the prepped, ones if
-        `pushed` is given)."""
-        if pushed is None:
-            return [c for c in self.chars[p] if c >= 0]
-        row = self.pushed[p]
-        return [c for s, c in enumerate(self.chars[p]) if c >= 0 and bool(row[s]) is pushed]
+    def slots(self, p: int) -> list[int]:
+        """p's three character slots: the instance id of a character in play, or -1 when the
+        slot is empty (the list itself: to read, not to change)."""
+        return self.chars[p]
+
+    def is_pushed(self, iid: int) -> bool:
+        """Whether a character in play is pushed."""
+        p, s = self.slot_of(iid)
+        return bool(self.pushed[p][s])
 
     def trait(self, iid: int) -> str | None:
         """The trait printed on a card."""
         return TRAIT[self.cards[iid]]
 
-    def select(self, p: int, zone: int, kind: int, trait: str | None, basic: bool) -> list[int]:
-        """The cards of p's DECK, HAND or DISCARD, in zone order, that are of `kind` (-1: any),
-        have `trait` (None: any) and, if `basic`, are Basic Battle Cards."""
-        ok = _MATCHING.get((kind, trait, basic))
-        if ok is None:
-            ok = _MATCHING[(kind, trait, basic)] = frozenset(
-                cid
-                for cid in range(len(KIND))
-                if (kind < 0 or KIND[cid] == kind)
-                and (trait is None or TRAIT[cid] == trait)
-                and (not basic or BASIC[cid])
-            )
-        cards = self.cards
-        return [i for i in (self.decks, self.hands, self.discards)[zone][p] if cards[i] in ok]
+    def select(self, p: int, zone: int, wanted: CardFilter) -> list[int]:
+        """The cards of p's DECK, HAND or DISCARD that `wanted` accepts, in zone order."""
+        ok = _MATCHING.get(wanted) or _accepted(wanted)
+        cards = (self.decks, self.hands, self.discards)[zone][p]
+        return list(compress(cards, map(ok.__contains__, map(self.cards.__getitem__, cards))))
+
+    def holds(self, p: int, zone: int, wanted: CardFilter, iid: int = -1) -> bool:
+        """Whether p's zone holds a card `wanted` accepts (`iid`, if given), without listing."""
+        ok = _MATCHING.get(wanted) or _accepted(wanted)
+        cards = (self.decks, self.hands, self.discards)[zone][p]
+        if iid < 0:
+            return any(map(ok.__contains__, map(self.cards.__getitem__, cards)))
+        return iid in cards and self.cards[iid] in ok
 
     def damage_count(self, iid: int) -> int:
         """How many damage cards are attached to a character in play."""
