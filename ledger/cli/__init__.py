@@ -32,7 +32,7 @@ app.command("worker")(stack.worker)
 
 def main() -> None:
     """Entry point: run the CLI, turning expected errors into one-line messages."""
-    from engine.core.errors import EngineError
+    from engine import EngineError
     from ledger.errors import MetaLedgerError
 
     try:

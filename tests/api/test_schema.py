@@ -40,7 +40,7 @@ def fuzz_target(
         httpx.Client(base_url=server.url, headers={"Host": "testserver"}) as client,
     ):
         player = sign_in(client, PLAYER_KEYS[0])
-        from engine.core.game import get_game
+        from engine import get_game
 
         g = get_game("metaversus")
         deck = dict(g.starter_decks[0])
