@@ -138,11 +138,11 @@ class GameState(ABC):
     def observation(self, player: int) -> dict[str, Any]:
         """Everything `player` may see of the match, as JSON-able data.
 
-        The information boundary of the engine: what an opponent may see is decided here and
-        nowhere else. The API serves a player only this view of a running match (and the
-        labels of their own legal actions); it never holds the opponent's hand, a face-down
-        card of the opponent or the order of any deck. `tests/engine/test_engine_bot_information.py`
-        checks, for every game, that changing what `player` may not see leaves it unchanged.
+        The engine's information boundary: what one player may see of the other's cards is
+        decided here (each game's encoding.py), never by a caller picking fields of the state.
+        It never holds the opponent's hand, a face-down card of the opponent or the order of
+        any deck; `tests/engine/test_engine_information.py` checks, for every game, that
+        changing what `player` may not see leaves it unchanged.
         """
 
     @abstractmethod
