@@ -155,25 +155,11 @@ class EffectCompiler(Generic[S]):
         """Decorator registering an operation (a Step subclass or factory) under `name`."""
         if name == "python":
             raise ValueError("'python' is reserved for named effects")
-
-        def register(factory: F) -> F:
-            if name in self._ops:
-                raise ValueError(f"operation {name!r} registered twice")
-            self._ops[name] = (factory, params)
-            return factory
-
-        return register
+        return _registrar(self._ops, "operation", name, params)
 
     def named(self, name: str, **params: Param) -> Callable[[F], F]:
         """Decorator registering a named Python effect (the vocabulary's escape hatch)."""
-
-        def register(factory: F) -> F:
-            if name in self._named:
-                raise ValueError(f"named effect {name!r} registered twice")
-            self._named[name] = (factory, params)
-            return factory
-
-        return register
+        return _registrar(self._named, "named effect", name, params)
 
     @property
     def op_names(self) -> list[str]:
@@ -217,6 +203,23 @@ class EffectCompiler(Generic[S]):
             built.op = label
             steps.append(built)
         return Effect(where, tuple(steps))
+
+
+def _registrar(
+    table: dict[str, tuple[OpFactory, dict[str, Param]]],
+    what: str,
+    name: str,
+    params: dict[str, Param],
+) -> Callable[[F], F]:
+    """A decorator putting a factory and its parameters in `table` under `name`, once."""
+
+    def register(factory: F) -> F:
+        if name in table:
+            raise ValueError(f"{what} {name!r} registered twice")
+        table[name] = (factory, params)
+        return factory
+
+    return register
 
 
 def _check_params(

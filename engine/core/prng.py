@@ -163,25 +163,13 @@ class Prng:
         if n < 2:
             return
         total, words, limit, singles, pairs, low, orders = _PLANS.get(n) or _shuffle_plan(n)
-        s = self._s
-        s0, s1, s2, s3 = s
-        m = _MASK64
+        draw = self.next_u64
         while True:
             r = 0
-            for _ in words:  # next_u64, inlined
-                x = (s1 * 5) & m
-                # bits above 64 of the rotation do not reach the low 64 bits of the product
-                r = (r << 64) | ((((x << 7) | (x >> 57)) * 9) & m)
-                t = (s1 << 17) & m
-                s2 ^= s0
-                s3 ^= s1
-                s1 ^= s2
-                s0 ^= s3
-                s2 ^= t
-                s3 = ((s3 << 45) | (s3 >> 19)) & m
+            for _ in words:
+                r = (r << 64) | draw()
             if r < limit:
                 break
-        s[0], s[1], s[2], s[3] = s0, s1, s2, s3
         r %= total
         for i, k in singles:
             j = r % k

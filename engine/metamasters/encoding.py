@@ -15,13 +15,8 @@ from engine.metamasters.state import (
     PHASE_NAMES,
     PROMPT_NAMES,
     Z_ACTOR,
-    Z_DECK,
-    Z_EXILE,
-    Z_HAND,
-    Z_LINK,
     Z_SPECIAL,
-    Z_TOKEN,
-    Z_TRASH,
+    ZONE_LISTS,
 )
 
 _PER_IID_FIELD = (
@@ -37,16 +32,6 @@ _PER_IID_FIELD = (
     "host",
 )
 _PER_PLAYER = ("hand", "deck", "actors", "specials", "links", "trash", "exile", "tokens")
-_ZONE_OF_LIST = (
-    (Z_HAND, "hand"),
-    (Z_DECK, "deck"),
-    (Z_ACTOR, "actors"),
-    (Z_SPECIAL, "specials"),
-    (Z_LINK, "links"),
-    (Z_TRASH, "trash"),
-    (Z_EXILE, "exile"),
-    (Z_TOKEN, "tokens"),
-)
 _SCALARS = (
     "turn",
     "active",
@@ -207,7 +192,7 @@ class MetaMastersState(MetaMastersRules):
         s = cls(cid, (0,) * split + (1,) * (n - split), Prng.from_state(data["prng"]))
         for name, zones0, zones1 in zip(_PER_PLAYER, *data["zones"], strict=True):
             setattr(s, name, [[int(v) for v in zones0], [int(v) for v in zones1]])
-        for code, name in _ZONE_OF_LIST:
+        for code, name in ZONE_LISTS:
             for side in getattr(s, name):
                 for i in side:
                     if i >= 0:

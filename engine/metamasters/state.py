@@ -38,6 +38,18 @@ PROMPT_NAMES = {
     S_ENDTURN: "end_turn",
 }
 
+#: each zone, and the per-player list of the state that holds its cards
+ZONE_LISTS = (
+    (Z_HAND, "hand"),
+    (Z_DECK, "deck"),
+    (Z_ACTOR, "actors"),
+    (Z_SPECIAL, "specials"),
+    (Z_LINK, "links"),
+    (Z_TRASH, "trash"),
+    (Z_EXILE, "exile"),
+    (Z_TOKEN, "tokens"),
+)
+
 ATTACK, DEFENSE = 0, 1
 ACTOR_ZONES = 3
 SPECIAL_ZONES = 3

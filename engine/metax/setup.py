@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.core.errors import DeckRejected, Violation
@@ -61,41 +61,47 @@ def check_deck(deck: Deck, options: Mapping[str, Any] | None = None) -> list[Vio
                 "metax.deck.size", f"a deck has exactly {DECK_SIZE} cards, this one has {total}"
             )
         )
-    for (title, subtitle), n in sorted(characters.items()):
-        if n > MAX_COPIES:
-            out.append(
-                Violation(
-                    "metax.deck.character-copies",
-                    f"{n} copies of {title} – {subtitle}; at most {MAX_COPIES} of each unique Character",
-                    first_id[(title, subtitle)],
-                )
-            )
-    for name, n in sorted(events.items()):
-        if n > MAX_COPIES:
-            out.append(
-                Violation(
-                    "metax.deck.event-copies",
-                    f"{n} copies of the Event {name}; at most {MAX_COPIES}",
-                    first_id[name],
-                )
-            )
-    for (stat, rank), n in sorted(singles.items()):
-        if n > MAX_COPIES:
-            out.append(
-                Violation(
-                    "metax.deck.battle-single-stat",
-                    f"{n} single-stat {rank} {STAT_NAMES[stat]} Battle Cards; at most {MAX_COPIES} per stat and rank",
-                )
-            )
-    for rank, n in sorted(multis.items()):
-        if n > MAX_COPIES:
-            out.append(
-                Violation(
-                    "metax.deck.battle-multi-stat",
-                    f"{n} multi-stat rank {rank} Battle Cards; at most {MAX_COPIES} per rank",
-                )
-            )
+    out += _over_copies(
+        "metax.deck.character-copies",
+        characters,
+        lambda k, n: (
+            f"{n} copies of {k[0]} – {k[1]}; at most {MAX_COPIES} of each unique Character"
+        ),
+        first_id,
+    )
+    out += _over_copies(
+        "metax.deck.event-copies",
+        events,
+        lambda k, n: f"{n} copies of the Event {k}; at most {MAX_COPIES}",
+        first_id,
+    )
+    out += _over_copies(
+        "metax.deck.battle-single-stat",
+        singles,
+        lambda k, n: (
+            f"{n} single-stat {k[1]} {STAT_NAMES[k[0]]} Battle Cards; at most {MAX_COPIES} per stat and rank"
+        ),
+    )
+    out += _over_copies(
+        "metax.deck.battle-multi-stat",
+        multis,
+        lambda k, n: f"{n} multi-stat rank {k} Battle Cards; at most {MAX_COPIES} per rank",
+    )
     return out
+
+
+def _over_copies(
+    rule: str,
+    counts: Mapping[Any, int],
+    message: Callable[[Any, int], str],
+    card_of: Mapping[Any, str] | None = None,
+) -> list[Violation]:
+    """A `rule` violation for each group of `counts` (in sorted order) over MAX_COPIES copies."""
+    return [
+        Violation(rule, message(key, n), card_of[key] if card_of is not None else None)
+        for key, n in sorted(counts.items())
+        if n > MAX_COPIES
+    ]
 
 
 def required_tokens(deck: Deck) -> dict[str, int]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.core import get_game
+from engine import get_game
 from engine.core.catalogue import validate_catalogue
 from engine.core.errors import CatalogueError
 from engine.metaversus import cards

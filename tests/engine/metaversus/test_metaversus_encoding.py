@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from engine.core import Action, get_game, new_match
+from engine import Action, get_game, new_match
 from engine.metaversus.cards import CARDS as C
 from engine.metaversus.encoding import WishState
 from engine.metaversus.position import from_position

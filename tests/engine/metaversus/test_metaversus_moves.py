@@ -6,8 +6,9 @@ from collections import Counter
 
 import pytest
 
-from engine.core import Action, IllegalAction, Prng, get_game
+from engine import Action, IllegalAction, get_game
 from engine.core.bots import Bot, GreedyBot, RandomBot, play_match
+from engine.core.prng import Prng
 from engine.metaversus.encoding import WishState
 from engine.metaversus.position import from_position
 

@@ -7,8 +7,9 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.core import Action, IllegalAction, Prng, get_game, new_match
+from engine import Action, IllegalAction, get_game, new_match
 from engine.core.bots import RandomBot, play_match
+from engine.core.prng import Prng
 from engine.core.transcript import replay
 from engine.metaversus.cards import CARDS
 from engine.metaversus.encoding import WishState

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from engine.core import DeckRejected, GameState, get_game, new_match
+from engine import DeckRejected, GameState, get_game, new_match
 from engine.metaversus.cards import CARDS as C
 from engine.metaversus.encoding import WishState
 
