@@ -423,15 +423,9 @@ class MetaMastersBoard(GameState):
         return False
 
     def _window(self, p: int) -> None:
-        # pushed only when usable now (same test as can_respond, inlined: this is the hot path);
-        # settle() checks again when the window reaches the top of the stack
-        now = self.turn * 8 + self.phase
-        faceup = self.faceup
-        set_at = self.set_at
-        for s in self.specials[p]:
-            if s >= 0 and not faceup[s] and set_at[s] != now:
-                self.prompts.append((P_RESPONSE, p, 0))
-                return
+        # pushed only when usable now; settle() checks again when it reaches the top of the stack
+        if self.can_respond(p):
+            self.prompts.append((P_RESPONSE, p, 0))
 
     def settle(self) -> None:
         """Run automatic steps and phase changes until a player must decide or the match ends."""

@@ -509,6 +509,7 @@ class MetaXBoard(GameState):
             self.effect_done(top)
 
     def effect_done(self, frame: EffectFrame) -> None:
+        """An effect finished: an Event that caused it leaves play for its owner's discard."""
         src = frame.source
         if KIND[self.cards[src]] == EVENT:
             p = self.owner[src]
@@ -528,6 +529,7 @@ class MetaXBoard(GameState):
         self.stack.append((P_PLANNING, p))
 
     def end_turn(self) -> None:
+        """Battle cards in play go to their discards, modifiers end, the other player's turn."""
         for a in self.attacks if self.limbo[0] or self.limbo[1] else ():
             for card in (a[A_CARD], a[A_DCARD]):
                 if card >= 0:
@@ -554,6 +556,7 @@ class MetaXBoard(GameState):
         self.victory_points()
 
     def resolve_battle(self, a: list[int]) -> None:
+        """A defended attack: a team attack may score a VP, then the battle cards trade damage."""
         a[A_DONE] = 1
         me = self.active
         lead, card, dfd, dcard = a[A_LEAD], a[A_CARD], a[A_DEF], a[A_DCARD]
@@ -581,6 +584,7 @@ class MetaXBoard(GameState):
         self.check_ko(lead)
 
     def victory_points(self) -> None:
+        """Each undefended attack scores a VP; then the turn ends."""
         me = self.active
         for a in self.attacks:
             if a[A_DEF] < 0 and not a[A_DONE]:
