@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from engine.core.errors import EngineError
+from engine import EngineError
 from ledger.errors import MetaLedgerError, RateLimited
 
 PROBLEM_JSON = "application/problem+json"

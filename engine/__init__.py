@@ -1,6 +1,70 @@
-"""MetaLedger's rules engine: pure, deterministic, one interface for every game."""
+"""MetaLedger's rules engine: pure, deterministic, one interface for every game.
 
-from engine.core import Action, GameState, game_names, get_game, new_match
+This is the engine's only surface: ledger/, api/, workers/ and the tests outside tests/engine
+import from here, never from `engine.core.*` or a game's modules.
+"""
+
+from engine.core.actions import Action
+from engine.core.bots import BOT_NAMES, MAX_ACTIONS, GreedyBot, RandomBot, make_bot, play_match
+from engine.core.errors import (
+    CatalogueError,
+    DeckRejected,
+    EngineError,
+    IllegalAction,
+    ReplayDiverged,
+    ReplayRejected,
+    ScenarioError,
+    TranscriptError,
+    Violation,
+)
+from engine.core.game import Deck, Game, UnknownGame, game_names, get_game, new_match
+from engine.core.scenario import ScenarioResult, run_scenario
+from engine.core.state import TERMINAL, GameState, canonical_json
+from engine.core.transcript import (
+    CHECKPOINT_EVERY,
+    FORFEIT_REASONS,
+    Recorder,
+    ReplayResult,
+    Transcript,
+    outcome_of,
+    replay,
+)
 from engine.core.version import ENGINE_VERSION
 
-__all__ = ["ENGINE_VERSION", "Action", "GameState", "game_names", "get_game", "new_match"]
+__all__ = [
+    "BOT_NAMES",
+    "CHECKPOINT_EVERY",
+    "ENGINE_VERSION",
+    "FORFEIT_REASONS",
+    "MAX_ACTIONS",
+    "TERMINAL",
+    "Action",
+    "CatalogueError",
+    "Deck",
+    "DeckRejected",
+    "EngineError",
+    "Game",
+    "GameState",
+    "GreedyBot",
+    "IllegalAction",
+    "RandomBot",
+    "Recorder",
+    "ReplayDiverged",
+    "ReplayRejected",
+    "ReplayResult",
+    "ScenarioError",
+    "ScenarioResult",
+    "Transcript",
+    "TranscriptError",
+    "UnknownGame",
+    "Violation",
+    "canonical_json",
+    "game_names",
+    "get_game",
+    "make_bot",
+    "new_match",
+    "outcome_of",
+    "play_match",
+    "replay",
+    "run_scenario",
+]

@@ -19,7 +19,7 @@ DEMO_KEYS: tuple[str, ...] = ANVIL_DEV_KEYS[5:8]
 def demo_holdings() -> dict[str, list[tuple[int, int]]]:
     """Demo wallet address -> (token id, amount): wallet 1 owns starter deck 1 of every game,
     wallet 2 starter deck 2, wallet 3 both."""
-    from engine.core.game import game_names, get_game
+    from engine import game_names, get_game
     from ledger.tokenids import token_id
 
     wallets = [Account.from_key(k).address for k in DEMO_KEYS]

@@ -288,7 +288,7 @@ class _Verifier:
         return "both deck lists hash to the signed deck0/deck1 and are the transcript's decks"
 
     def ownership(self) -> str:
-        from engine.core.game import get_game
+        from engine import get_game
         from ledger.tokenids import token_id
 
         game = get_game(self.msg["game"])
@@ -349,7 +349,7 @@ class _Verifier:
         return f"{len(ids)} card designs held at block {block} (one balanceOfBatch){note}"
 
     def transcript_hash(self) -> str:
-        from engine.core.transcript import Transcript
+        from engine import Transcript
 
         t = Transcript.from_json(self.b["transcript"])
         _require(
@@ -363,7 +363,7 @@ class _Verifier:
         return f"{len(t.actions)} actions hash to the signed transcriptHash"
 
     def replay(self) -> str:
-        from engine.core.transcript import replay
+        from engine import replay
 
         try:
             outcome = replay(self.b["transcript"])

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.core import replay
+from engine import replay
 
 FIXTURES = Path(__file__).parent / "fixtures" / "v1"
 TRANSCRIPTS = sorted((FIXTURES / "transcripts").glob("*.json"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -202,8 +202,3 @@ def check_value(value: Any, spec: Field, path: str = "") -> str | None:
                 if problem:
                     return problem
     return None
-
-
-def cards_of_kind(cards: Sequence[Mapping[str, Any]], kind: str) -> list[Mapping[str, Any]]:
-    """The cards of one kind, in catalogue order."""
-    return [c for c in cards if c["kind"] == kind]

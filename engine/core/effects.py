@@ -9,11 +9,15 @@ and, for the rare card that does not fit the vocabulary, a named Python effect::
 
     "effect": [{"op": "python", "name": "solomon_grundy"}]
 
-Each game builds one `EffectCompiler`, registers its operations (`@compiler.op("draw",
-n=Param("int", min=1))` on a factory taking the checked parameters and returning a `Step`
-or a plain function) and its named effects (`@compiler.named("...")`), then compiles every
-card's declaration once when the catalogue is loaded (`compiler.compile(decl, where=card_id)`;
-a bad declaration raises CatalogueError naming the card, the step and the parameter).
+Each game builds one `EffectCompiler` and registers its operations, one style for all: every
+operation is a `Step` subclass whose constructor takes the checked parameters, registered with
+`@compiler.op("draw", n=Param("int", min=1))` on the class (or on a small factory choosing
+between two classes) and named effects with `@compiler.named("...")`. Every card's declaration
+is compiled once when the catalogue is loaded (`compiler.compile(decl, where=card_id)`; a bad
+declaration raises CatalogueError naming the card, the step and the parameter).
+
+A step talks to the match through the small protocol its game's effects module declares (the
+game's state implements it), never through the state's fields.
 
 Running an effect: the game keeps an `EffectFrame` (which effect, which step, the source
 card, the controller, a target and a value register) on its prompt stack and calls
@@ -33,17 +37,21 @@ from typing import Any, Generic, TypeVar
 from engine.core.errors import CatalogueError
 
 S = TypeVar("S")
+F = TypeVar("F", bound=Callable[[dict[str, Any]], "Step[Any]"])
 
 _REQUIRED: Any = object()
 
 
 class Step(Generic[S]):
-    """One compiled operation. `run` returns True to continue, False after pushing a prompt."""
+    """One compiled operation. `run` returns True to continue, False after pushing a prompt.
+
+    A subclass takes the operation's checked parameters in its constructor; the compiler
+    names the instance after the operation (`op`).
+    """
 
     __slots__ = ("op",)
 
-    def __init__(self, op: str = "") -> None:
-        self.op = op
+    op: str
 
     def run(self, state: S, frame: EffectFrame) -> bool:
         """Perform the operation; return False if it pushed a prompt and must be resumed."""
@@ -54,18 +62,17 @@ class Step(Generic[S]):
         raise NotImplementedError(f"operation {self.op!r} takes no choice")
 
 
-class FunctionStep(Step[S]):
-    """A step made from a plain function `(state, frame) -> None` (never suspends)."""
+class Continuous(Step[Any]):
+    """A continuous (static) ability: running it does nothing; the rules read its parameters
+    while the card is in play."""
 
-    __slots__ = ("fn",)
+    __slots__ = ("params",)
 
-    def __init__(self, op: str, fn: Callable[[S, EffectFrame], None]) -> None:
-        super().__init__(op)
-        self.fn = fn
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
 
-    def run(self, state: S, frame: EffectFrame) -> bool:
-        """Call the function; always continue."""
-        self.fn(state, frame)
+    def run(self, state: Any, frame: EffectFrame) -> bool:
+        """Continuous abilities do nothing when run."""
         return True
 
 
@@ -131,8 +138,9 @@ class Effect(Generic[S]):
         return len(self.steps)
 
 
-#: An operation factory: checked parameters -> a compiled step (or a plain function).
-OpFactory = Callable[[dict[str, Any]], "Step[S] | Callable[[S, EffectFrame], None]"]
+#: An operation factory (a Step subclass, or a function choosing one): checked parameters ->
+#: a compiled step.
+OpFactory = Callable[[dict[str, Any]], Step[Any]]
 
 
 class EffectCompiler(Generic[S]):
@@ -140,36 +148,18 @@ class EffectCompiler(Generic[S]):
 
     def __init__(self, game: str) -> None:
         self.game = game
-        self._ops: dict[str, tuple[Callable[[dict[str, Any]], Any], dict[str, Param]]] = {}
-        self._named: dict[str, tuple[Callable[[dict[str, Any]], Any], dict[str, Param]]] = {}
+        self._ops: dict[str, tuple[OpFactory, dict[str, Param]]] = {}
+        self._named: dict[str, tuple[OpFactory, dict[str, Param]]] = {}
 
-    def op(
-        self, name: str, **params: Param
-    ) -> Callable[[Callable[[dict[str, Any]], Any]], Callable[[dict[str, Any]], Any]]:
-        """Decorator registering an operation factory under `name` with its parameters."""
+    def op(self, name: str, **params: Param) -> Callable[[F], F]:
+        """Decorator registering an operation (a Step subclass or factory) under `name`."""
         if name == "python":
             raise ValueError("'python' is reserved for named effects")
+        return _registrar(self._ops, "operation", name, params)
 
-        def register(factory: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
-            if name in self._ops:
-                raise ValueError(f"operation {name!r} registered twice")
-            self._ops[name] = (factory, params)
-            return factory
-
-        return register
-
-    def named(
-        self, name: str, **params: Param
-    ) -> Callable[[Callable[[dict[str, Any]], Any]], Callable[[dict[str, Any]], Any]]:
-        """Decorator registering a named Python effect factory (the vocabulary's escape hatch)."""
-
-        def register(factory: Callable[[dict[str, Any]], Any]) -> Callable[[dict[str, Any]], Any]:
-            if name in self._named:
-                raise ValueError(f"named effect {name!r} registered twice")
-            self._named[name] = (factory, params)
-            return factory
-
-        return register
+    def named(self, name: str, **params: Param) -> Callable[[F], F]:
+        """Decorator registering a named Python effect (the vocabulary's escape hatch)."""
+        return _registrar(self._named, "named effect", name, params)
 
     @property
     def op_names(self) -> list[str]:
@@ -207,17 +197,29 @@ class EffectCompiler(Generic[S]):
                     raise CatalogueError(f"{at}: unknown operation {op!r}; known: {self.op_names}")
                 factory, params = self._ops[op]
                 label = op
-            checked = _check_params(at, label, args, params)
-            built = factory(checked)
-            if isinstance(built, Step):
-                if not built.op:
-                    built.op = label
-                steps.append(built)
-            elif callable(built):
-                steps.append(FunctionStep(label, built))
-            else:  # pragma: no cover - a programming error in a game's factory
-                raise TypeError(f"factory for {label!r} returned {built!r}")
+            built = factory(_check_params(at, label, args, params))
+            if not isinstance(built, Step):  # pragma: no cover - a game's programming error
+                raise TypeError(f"factory for {label!r} returned {built!r}, not a Step")
+            built.op = label
+            steps.append(built)
         return Effect(where, tuple(steps))
+
+
+def _registrar(
+    table: dict[str, tuple[OpFactory, dict[str, Param]]],
+    what: str,
+    name: str,
+    params: dict[str, Param],
+) -> Callable[[F], F]:
+    """A decorator putting a factory and its parameters in `table` under `name`, once."""
+
+    def register(factory: F) -> F:
+        if name in table:
+            raise ValueError(f"{what} {name!r} registered twice")
+        table[name] = (factory, params)
+        return factory
+
+    return register
 
 
 def _check_params(

@@ -6,72 +6,87 @@ Pure Python, no `random` module. Same seed, same stream, on every platform.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from operator import itemgetter
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 _MASK64 = (1 << 64) - 1
 #: rejection thresholds ((2**64 - n) % n) for small bounds, precomputed
 _THRESHOLDS = [0] + [((1 << 64) - n) % n for n in range(1, 257)]
-#: lists this long or longer are shuffled with the classic Fisher-Yates loop
-_FY_FROM = 512
+#: the last positions (0 .. _LOW-1) of a shuffle are rearranged in one step, from a table
+_LOW = 6
+#: radices up to this are read two digits at a time, from a table of k * (k - 1) digit pairs
+_PAIR_MAX = 16
 
 
-def _shuffle_table(n: int) -> tuple[int, int, int]:
-    """(n!, 64-bit words to draw, rejection limit) for shuffling n items."""
-    total = 1
-    for i in range(2, n + 1):
-        total *= i
+def _orders(m: int) -> tuple[Callable[[Sequence[Any]], tuple[Any, ...]], ...]:
+    """For each q in [0, m!): a getter returning items[order[0]], ..., items[order[m-1]],
+    where `order` is where each of items 0 .. m-1 comes from after the Fisher-Yates swaps for
+    positions m-1 .. 1 read from the mixed-radix digits of q."""
+    out = []
+    for q in range(math.factorial(m)):
+        order = list(range(m))
+        for i in range(m - 1, 0, -1):
+            q, j = divmod(q, i + 1)
+            order[i], order[j] = order[j], order[i]
+        out.append(itemgetter(*order))
+    return tuple(out)
+
+
+#: m -> `_orders(m)` for the last m = min(n, _LOW) positions of an n-item shuffle (n >= 2)
+_LOW_ORDERS = {m: _orders(m) for m in range(2, _LOW + 1)}
+#: k -> the digit pairs (q % k, q // k) for q in [0, k * (k - 1)): radices k and k - 1 at once
+_DIGIT_PAIRS: dict[int, tuple[tuple[int, int], ...]] = {}
+
+#: how a shuffle of n items reads its random number (see `_shuffle_plan`)
+_Plan = tuple[
+    int,
+    range,
+    int,
+    tuple[tuple[int, int], ...],
+    tuple[tuple[int, int, int, tuple[tuple[int, int], ...]], ...],
+    int,
+    tuple[Callable[[Sequence[Any]], tuple[Any, ...]], ...],
+]
+_PLANS: dict[int, _Plan] = {}
+
+
+def _digit_pairs(k: int) -> tuple[tuple[int, int], ...]:
+    pairs = _DIGIT_PAIRS.get(k)
+    if pairs is None:
+        pairs = _DIGIT_PAIRS[k] = tuple((q % k, q // k) for q in range(k * (k - 1)))
+    return pairs
+
+
+def _shuffle_plan(n: int) -> _Plan:
+    """How a shuffle of n >= 2 items reads r uniform in [0, n!): (n!, a range of the 64-bit
+    words to draw, rejection limit, the positions read one digit at a time as (i, radix), those read two at
+    a time as (i, i - 1, radix product, digit pairs), m, `_LOW_ORDERS[m]` for the last m)."""
+    plan = _PLANS.get(n)
+    if plan is not None:
+        return plan
+    total = math.factorial(n)
     bits = total.bit_length()
     # at least 8 spare bits, so a draw is rejected with probability below 1/256
     words = bits // 64 + (2 if bits % 64 > 56 else 1)
     span = 1 << (64 * words)
-    return total, words, span - span % total
-
-
-#: per list length: (n!, words drawn, rejection limit)
-_SHUFFLE = [_shuffle_table(n) for n in range(_FY_FROM)]
-#: per list length n up to 18: the (position, radix) pairs (i, i + 1) for i = n-1 .. 1
-_RADICES = [tuple((i, i + 1) for i in range(n - 1, 0, -1)) for n in range(19)]
-
-
-#: the last positions (0 .. _LOW-1) of a one-output shuffle are rearranged in one step
-_LOW = 6
-
-
-def _low_order(q: int) -> tuple[int, ...]:
-    """Where each of items 0 .. _LOW-1 comes from after the swaps for positions _LOW-1 .. 1,
-    given their mixed-radix digits q (in [0, _LOW!))."""
-    order = list(range(_LOW))
-    for i in range(_LOW - 1, 0, -1):
-        q, j = divmod(q, i + 1)
-        order[i], order[j] = order[j], order[i]
-    return tuple(order)
-
-
-#: q -> a getter returning items[order[0]], ..., items[order[_LOW-1]] for `_low_order(q)`
-_LOW_ORDER = [itemgetter(*_low_order(q)) for q in range(math.factorial(_LOW))]
-
-
-def _digit_pairs(
-    n: int,
-) -> tuple[
-    tuple[tuple[int, int, int, tuple[tuple[int, int], ...]], ...], tuple[tuple[int, int], ...], bool
-]:
-    """How a one-output shuffle of n items reads its digits: pairs (i, i - 1, k * (k - 1),
-    digits) with digits[q] = (q % k, q // k) for k = i + 1, then the odd radix left, if any;
-    with n >= _LOW, only for positions n-1 .. _LOW, and True: the rest is `_LOW_ORDER`."""
-    radices = [(i, k) for i, k in _RADICES[n] if n < _LOW or i >= _LOW]
-    pairs = []
-    for a in range(0, len(radices) - 1, 2):
-        (i1, k1), (i2, k2) = radices[a], radices[a + 1]
-        pairs.append((i1, i2, k1 * k2, tuple((q % k1, q // k1) for q in range(k1 * k2))))
-    return tuple(pairs), tuple(radices[len(radices) - len(radices) % 2 :]), n >= _LOW
-
-
-#: for the lists that one 64-bit output shuffles (up to 18 items)
-_DIGIT_PAIRS = [_digit_pairs(n) for n in range(19)]
+    low = min(n, _LOW)
+    radices = [(i, i + 1) for i in range(n - 1, low - 1, -1)]
+    singles = [(i, k) for i, k in radices if k > _PAIR_MAX]
+    small = [(i, k) for i, k in radices if k <= _PAIR_MAX]
+    if len(small) % 2:
+        singles.append(small.pop(0))
+    pairs = tuple(
+        (small[a][0], small[a + 1][0], small[a][1] * small[a + 1][1], _digit_pairs(small[a][1]))
+        for a in range(0, len(small), 2)
+    )
+    plan = (total, range(words), span - span % total, tuple(singles), pairs, low, _LOW_ORDERS[low])
+    if len(_PLANS) > 1024:
+        _PLANS.clear()
+    _PLANS[n] = plan
+    return plan
 
 
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -138,76 +153,34 @@ class Prng:
         """Shuffle a list in place, uniformly, with few generator calls.
 
         One integer r uniform in [0, n!) is drawn by rejection from the concatenation of
-        `words` 64-bit outputs (most significant first; see `_SHUFFLE`), then read as the
+        `words` 64-bit outputs (most significant first; see `_shuffle_plan`), then read as the
         mixed-radix digits of a Fisher-Yates shuffle drawing from the end: for i = n-1 .. 1,
-        `r, j = divmod(r, i + 1)` and items i and j swap. Lists of `_FY_FROM` items or more
-        use the classic Fisher-Yates shuffle (`below(i + 1)` for i = n-1 .. 1) instead.
+        `r, j = divmod(r, i + 1)` and items i and j swap. One code path for every length: the
+        plan only says how the digits are read (one at a time, two at a time from a table, and
+        the last few positions as one precomputed rearrangement), never what they are.
         """
         n = len(items)
         if n < 2:
             return
-        if n >= _FY_FROM:
-            self._fisher_yates(items)
-            return
-        total, words, limit = _SHUFFLE[n]
-        s = self._s
-        s0, s1, s2, s3 = s
-        m = _MASK64
-        if words == 1:  # up to 18 items: one output (the common case), small-int arithmetic
-            while True:
-                x = (s1 * 5) & m
-                # bits above 64 of the rotation do not reach the low 64 bits of the product
-                r = (((x << 7) | (x >> 57)) * 9) & m
-                t = (s1 << 17) & m
-                s2 ^= s0
-                s3 ^= s1
-                s1 ^= s2
-                s0 ^= s3
-                s2 ^= t
-                s3 = ((s3 << 45) | (s3 >> 19)) & m
-                if r < limit:
-                    break
-            s[0], s[1], s[2], s[3] = s0, s1, s2, s3
-            r %= total
-            pairs, last, low = _DIGIT_PAIRS[n]
-            for i1, i2, kk, digits in pairs:  # two digits per step, read from a table
-                j1, j2 = digits[r % kk]
-                r //= kk
-                items[i1], items[j1] = items[j1], items[i1]
-                items[i2], items[j2] = items[j2], items[i2]
-            for i, k in last:
-                j = r % k
-                r //= k
-                items[i], items[j] = items[j], items[i]
-            if low:  # the swaps of the last _LOW positions, as one precomputed rearrangement
-                items[:_LOW] = _LOW_ORDER[r](items)
-            return
+        total, words, limit, singles, pairs, low, orders = _PLANS.get(n) or _shuffle_plan(n)
+        draw = self.next_u64
         while True:
             r = 0
-            for _ in range(words):
-                x = (s1 * 5) & m
-                r = (r << 64) | ((((x << 7) | (x >> 57)) * 9) & m)
-                t = (s1 << 17) & m
-                s2 ^= s0
-                s3 ^= s1
-                s1 ^= s2
-                s0 ^= s3
-                s2 ^= t
-                s3 = ((s3 << 45) | (s3 >> 19)) & m
+            for _ in words:
+                r = (r << 64) | draw()
             if r < limit:
                 break
-        s[0], s[1], s[2], s[3] = s0, s1, s2, s3
         r %= total
-        for i in range(n - 1, 0, -1):
-            r, j = divmod(r, i + 1)
+        for i, k in singles:
+            j = r % k
+            r //= k
             items[i], items[j] = items[j], items[i]
-
-    def _fisher_yates(self, items: list[T]) -> None:
-        """Fisher-Yates drawing from the end: `below(i + 1)` for i = len-1 .. 1."""
-        below = self.below
-        for i in range(len(items) - 1, 0, -1):
-            j = below(i + 1)
-            items[i], items[j] = items[j], items[i]
+        for i1, i2, kk, digits in pairs:
+            j1, j2 = digits[r % kk]
+            r //= kk
+            items[i1], items[j1] = items[j1], items[i1]
+            items[i2], items[j2] = items[j2], items[i2]
+        items[:low] = orders[r](items)
 
     def choice(self, items: list[T]) -> T:
         """Return one element chosen uniformly."""

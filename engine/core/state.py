@@ -6,7 +6,8 @@ import hashlib
 import json
 import struct
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from operator import length_hint
 from typing import Any, ClassVar, Self
 
 from engine.core.actions import Action
@@ -49,12 +50,21 @@ class GameState(ABC):
 
     Players are 0 and 1. Every decision is the top prompt of an explicit stack of pending
     choices held in the state, so a state can be saved and resumed between any two choices.
+
+    Each game implements it in three layers, one module each: `state.py` (the match's data,
+    what happens to it and the turn's flow), `moves.py` (the actions a player may take:
+    `legal_actions` and `_apply`) and `encoding.py` (JSON, hash, observations, labels; the
+    class the game registers). See docs/engine.md, "Adding a game".
     """
 
-    __slots__ = ()
+    __slots__ = ("over", "win")
 
     #: the game's registry name, e.g. "metax"
     game: ClassVar[str]
+    #: whether the match has ended
+    over: bool
+    #: the winning player once over; -1 while running (and on a draw)
+    win: int
 
     @property
     @abstractmethod
@@ -62,38 +72,50 @@ class GameState(ABC):
         """The player who must act now, or TERMINAL when the match is over."""
 
     @property
-    @abstractmethod
     def is_over(self) -> bool:
         """Whether the match has ended."""
+        return self.over
 
     @property
-    @abstractmethod
     def winner(self) -> int | None:
         """The winning player (0 or 1) once over; None while running or on a draw."""
+        return self.win if self.over and self.win >= 0 else None
 
     @abstractmethod
     def legal_actions(self) -> list[Action]:
         """Every legal action for `current_player`, in a deterministic order."""
 
-    @abstractmethod
     def apply(self, action: Action) -> None:
-        """Apply one action; raise IllegalAction naming the rule if it is not legal."""
+        """Apply one action; raise IllegalAction naming the rule if it is not legal.
+
+        A rejected action leaves the state unchanged.
+        """
+        self._apply_each(((action[0], *action[1]),))
 
     def apply_actions(self, actions: Sequence[Sequence[Any]], start: int, stop: int) -> None:
-        """Apply `actions[start:stop]`, each in transcript form `[kind, *args]`, validating each
-        exactly as `apply` does (replay's loop).
+        """Apply `actions[start:stop]`, each in transcript form `[kind, *args]` (replay's loop).
 
-        An illegal action raises ReplayRejected(index, rule, message), the actions before it
-        applied and the state otherwise untouched. A game may override this with a loop that
-        skips building `Action` values; it must accept and reject exactly what `apply` does.
+        The same `_apply_each` as `apply`. An illegal action raises ReplayRejected(index, rule,
+        message), the actions before it applied and the state otherwise untouched.
         """
-        apply = self.apply
-        new_action = tuple.__new__  # builds the NamedTuple without its Python-level __new__
-        for i, raw in enumerate(actions[start:stop], start):
-            try:
-                apply(new_action(Action, (raw[0], tuple(raw[1:]))))
-            except IllegalAction as exc:
-                raise ReplayRejected(i, exc.rule, f"{list(raw)!r}: {exc.message}") from exc
+        todo = iter(actions[start:stop])
+        try:
+            self._apply_each(todo)
+        except IllegalAction as exc:
+            # the rules take one action at a time from `todo`: the illegal one is the last taken
+            i = min(stop, len(actions)) - length_hint(todo) - 1
+            raise ReplayRejected(i, exc.rule, f"{list(actions[i])!r}: {exc.message}") from exc
+
+    @abstractmethod
+    def _apply_each(self, actions: Iterable[Sequence[Any]]) -> None:
+        """The game's rules: validate and apply each action `[kind, *args]`, in order.
+
+        The one code path of every action: `apply` runs it on a batch of one, `apply_actions`
+        (replay) on a transcript's actions, so what a replay accepts is exactly what play
+        accepts. It raises IllegalAction at the first illegal action, which it leaves unapplied
+        (and the state as that action found it), and takes the next action from `actions` only
+        after applying the one before.
+        """
 
     @abstractmethod
     def label(self, action: Action) -> str:
@@ -114,7 +136,14 @@ class GameState(ABC):
 
     @abstractmethod
     def observation(self, player: int) -> dict[str, Any]:
-        """What `player` may see: never the opponent's hand, face-down cards or deck order."""
+        """Everything `player` may see of the match, as JSON-able data.
+
+        The engine's information boundary: what one player may see of the other's cards is
+        decided here (each game's encoding.py), never by a caller picking fields of the state.
+        It never holds the opponent's hand, a face-down card of the opponent or the order of
+        any deck; `tests/engine/test_engine_information.py` checks, for every game, that
+        changing what `player` may not see leaves it unchanged.
+        """
 
     @abstractmethod
     def hash_bytes(self) -> bytes:

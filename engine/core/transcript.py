@@ -21,7 +21,6 @@ checkpoint, so a replay stops at the first divergent checkpoint and says where.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,10 +82,6 @@ class Transcript:
     def canonical_bytes(self) -> bytes:
         """Canonical JSON bytes (what `transcriptHash` is computed over)."""
         return canonical_json(self.to_json())
-
-    def sha256(self) -> str:
-        """SHA-256 hex of the canonical bytes."""
-        return hashlib.sha256(self.canonical_bytes()).hexdigest()
 
     @staticmethod
     def from_json(data: Any) -> Transcript:
@@ -210,9 +205,11 @@ class Recorder:
 
     def apply(self, action: Action) -> None:
         """Apply `action` to the state (IllegalAction if not legal) and record it."""
-        self.state.apply(action)
+        raw = [action[0], *action[1]]
+        # what `state.apply` runs, on the transcript form recorded (and replayed) below
+        self.state._apply_each((raw,))
         t = self.transcript
-        t.actions.append([action.kind, *action.args])
+        t.actions.append(raw)
         if len(t.actions) % t.checkpoint_every == 0:
             t.checkpoints.append(self.state.state_hash())
 

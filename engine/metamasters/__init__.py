@@ -1,10 +1,17 @@
 """MetaMasters TCG on the shared engine: registers the `metamasters` Game."""
 
 from engine.core.game import Game, register
-from engine.metamasters.catalogue import CATALOGUE, CATALOGUE_HASH
-from engine.metamasters.deck import DEFAULT_OPTIONS, STARTER_DECKS, check_deck, required_tokens
-from engine.metamasters.setup import from_position, heuristic, new_match, scenario_view
-from engine.metamasters.state import MetaMastersState
+from engine.metamasters.cards import CATALOGUE
+from engine.metamasters.encoding import MetaMastersState
+from engine.metamasters.heuristic import heuristic
+from engine.metamasters.position import from_position, scenario_view
+from engine.metamasters.setup import (
+    DEFAULT_OPTIONS,
+    STARTER_DECKS,
+    check_deck,
+    new_match,
+    required_tokens,
+)
 
 RULESET_VERSION = "metamasters-1.0"
 
@@ -29,7 +36,7 @@ GAME = register(
         name="metamasters",
         title="MetaMasters TCG",
         ruleset_version=RULESET_VERSION,
-        catalogue_hash=CATALOGUE_HASH,
+        catalogue_hash=CATALOGUE.hash,
         cards=CATALOGUE.cards,
         check_deck=check_deck,
         required_tokens=required_tokens,

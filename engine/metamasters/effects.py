@@ -1,205 +1,358 @@
-"""MetaMasters effect vocabulary, registered on the core EffectCompiler (compiled once at load).
+"""MetaMasters' vocabulary of effect operations, and the protocol through which they act on a match.
 
-A card's `effect` is a list of steps. A step aimed with `"to"` acts on the chosen target
-("target": picked when the effect starts, see the card's `target` field), on the card itself
-("self") or on the Actor a Link is attached to ("host"). An aim with no card does nothing.
-`link_stat` and `aura` are continuous: they are read while the card is on the field (a Link's
-bonus to its Actor, a face-up ∞ card's aura) and do nothing when the effect runs.
+A card's `effect` is a list of steps, each a `Step` (engine.core.effects) compiled once when the
+catalogue loads. A step aimed with `"to"` acts on the chosen target ("target": picked when the
+effect starts, see the card's `target` field), on the card itself ("self") or on the Actor a
+Link is attached to ("host"); an aim with no card does nothing. `link_stat` and `aura` are
+continuous: they are read while the card is on the field (a Link's bonus to its Actor, a
+face-up ∞ card's aura) and do nothing when the effect runs.
+
+A step reads and changes the match only through `Board`, which `MetaMastersBoard` (state.py)
+implements.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from engine.core.effects import EffectCompiler, EffectFrame, Param
-
-if TYPE_CHECKING:
-    from engine.metamasters.state import MetaMastersState
-
-Run = Callable[["MetaMastersState", EffectFrame], None]
+from engine.core.effects import Continuous, EffectCompiler, EffectFrame, Param, Step
 
 TRAITS = ("meme", "crypto", "legend", "bot")
-#: what `recover` may bring back ("any" = any card but a Token)
+#: what `recover` may bring back ("any" = any card but a Token); the index is the card kind
 RECOVER_KINDS = ("any", "actor", "link", "special")
 
-fx: EffectCompiler[MetaMastersState] = EffectCompiler("metamasters")
+
+class Board(Protocol):
+    """What a MetaMasters effect may read and change of a match (players 0 and 1, instance ids)."""
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the match has ended."""
+
+    def draw_card(self, p: int) -> bool:
+        """Move the top card of p's deck to p's hand; False if the deck is empty."""
+
+    def mill(self, p: int, n: int) -> None:
+        """Send the top n cards of p's deck to p's Trash."""
+
+    def search_deck(self, p: int, trait: str) -> None:
+        """Move the first card with `trait` (from the top) of p's deck to hand, then shuffle."""
+
+    def recover_from_trash(self, p: int, kind: int) -> None:
+        """Move the last card of `kind` (0 = any but a Token) sent to p's Trash to p's hand."""
+
+    def discard_random(self, p: int, n: int) -> None:
+        """p discards n cards chosen by the match's PRNG."""
+
+    def grant_extra_plays(self, n: int) -> None:
+        """The active player may play n more Actors from hand this turn."""
+
+    def host_of(self, iid: int) -> int:
+        """The Actor a Link on the field is attached to (-1: none)."""
+
+    def is_actor_on_field(self, iid: int) -> bool:
+        """Whether an instance is an Actor on the field."""
+
+    def is_special_on_field(self, iid: int) -> bool:
+        """Whether an instance is a Special card on the field."""
+
+    def grant_extra_attacks(self, iid: int, n: int) -> None:
+        """An Actor on the field may attack n more times this turn."""
+
+    def modify_stat(self, iid: int, intel: bool, n: int) -> None:
+        """n to an Actor's EGO (INT if `intel`) until end of turn."""
+
+    def switch_position(self, iid: int) -> None:
+        """Switch the battle position of a face-up Actor (a face-down one stays as it is)."""
+
+    def destroy_actor(self, iid: int) -> None:
+        """An Actor leaves the field for its owner's Trash (its Links too)."""
+
+    def exile_actor(self, iid: int) -> None:
+        """An Actor leaves the field for its owner's Exile (its Links go to the Trash)."""
+
+    def bounce_actor(self, iid: int) -> None:
+        """An Actor leaves the field for its owner's hand (its Links go to the Trash)."""
+
+    def remove_special(self, iid: int) -> None:
+        """A Special card leaves the field for its owner's Trash."""
+
+    def restore_token(self, p: int) -> None:
+        """Return the last Token card sent to p's Trash to p's Tokens."""
+
+    def destroy_token(self, p: int) -> None:
+        """Destroy one of p's Token cards; p loses when the last one goes."""
+
+    def negate_attack(self) -> None:
+        """Negate the attack being declared, if there is one."""
+
+
+fx: EffectCompiler[Board] = EffectCompiler("metamasters")
 
 _AIM = Param("str", choices=("target", "self", "host"))
 _N = Param("int", default=1, min=1, max=5)
 
 
-def _aimed(s: MetaMastersState, f: EffectFrame, to: str) -> int:
+def _aimed(board: Board, frame: EffectFrame, to: str) -> int:
     if to == "target":
-        return f.target
+        return frame.target
     if to == "self":
-        return f.source
-    return s.host[f.source] if f.source >= 0 else -1
+        return frame.source
+    return board.host_of(frame.source) if frame.source >= 0 else -1
 
 
-def _actor_op(to: str, act: Callable[[MetaMastersState, int], None]) -> Run:
-    def run(s: MetaMastersState, f: EffectFrame) -> None:
-        iid = _aimed(s, f, to)
-        if iid >= 0 and s.zone[iid] == s.Z_ACTOR:
-            act(s, iid)
+class Counted(Step[Board]):
+    """An operation done n times, or with an amount n."""
 
-    return run
+    __slots__ = ("n",)
+
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.n: int = p["n"]
 
 
 @fx.op("draw", n=_N)
-def _draw(p: dict[str, Any]) -> Run:
-    n: int = p["n"]
+class Draw(Counted):
+    """The controller draws n cards (fewer from a short deck)."""
 
-    def run(s: MetaMastersState, f: EffectFrame) -> None:
-        for _ in range(n):
-            s.draw_card(f.controller)
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Draw."""
+        for _ in range(self.n):
+            board.draw_card(frame.controller)
+        return True
 
 
 @fx.op("mill", n=_N)
-def _mill(p: dict[str, Any]) -> Run:
-    n: int = p["n"]
-    return lambda s, f: s.mill(1 - f.controller, n)
+class Mill(Counted):
+    """The top n cards of the opponent's deck go to their Trash."""
+
+    __slots__ = ()
+
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Mill."""
+        board.mill(1 - frame.controller, self.n)
+        return True
 
 
 @fx.op("search", trait=Param("str", choices=TRAITS))
-def _search(p: dict[str, Any]) -> Run:
-    trait: str = p["trait"]
-    return lambda s, f: s.search_deck(f.controller, trait)
+class Search(Step[Board]):
+    """The controller takes the first card with the trait from their deck, then shuffles."""
+
+    __slots__ = ("trait",)
+
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.trait: str = p["trait"]
+
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Search."""
+        board.search_deck(frame.controller, self.trait)
+        return True
 
 
 @fx.op("recover", kind=Param("str", default="any", choices=RECOVER_KINDS))
-def _recover(p: dict[str, Any]) -> Run:
-    kind = RECOVER_KINDS.index(p["kind"])
-    return lambda s, f: s.recover_from_trash(f.controller, kind)
+class Recover(Step[Board]):
+    """The controller takes back the last card of a kind sent to their Trash."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.kind = RECOVER_KINDS.index(p["kind"])
+
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Recover."""
+        board.recover_from_trash(frame.controller, self.kind)
+        return True
 
 
 @fx.op("discard_random", n=_N)
-def _discard_random(p: dict[str, Any]) -> Run:
-    n: int = p["n"]
-    return lambda s, f: s.discard_random(1 - f.controller, n)
+class DiscardRandom(Counted):
+    """The opponent discards n cards at random."""
+
+    __slots__ = ()
+
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Discard."""
+        board.discard_random(1 - frame.controller, self.n)
+        return True
 
 
 @fx.op("extra_play", n=_N)
-def _extra_play(p: dict[str, Any]) -> Run:
-    n: int = p["n"]
+class ExtraPlay(Counted):
+    """The active player may play n more Actors this turn."""
 
-    def run(s: MetaMastersState, f: EffectFrame) -> None:
-        s.extra_plays += n
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Grant the plays."""
+        board.grant_extra_plays(self.n)
+        return True
+
+
+class AtActor(Step[Board]):
+    """An operation on the Actor it is aimed at (nothing if that is not an Actor on the field)."""
+
+    __slots__ = ("to",)
+
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.to: str = p["to"]
+
+    def act(self, board: Board, iid: int) -> None:
+        """The operation on the Actor."""
+        raise NotImplementedError
+
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Find the Actor and act on it."""
+        iid = _aimed(board, frame, self.to)
+        if iid >= 0 and board.is_actor_on_field(iid):
+            self.act(board, iid)
+        return True
 
 
 @fx.op("extra_attack", to=_AIM, n=_N)
-def _extra_attack(p: dict[str, Any]) -> Run:
-    n: int = p["n"]
+class ExtraAttack(AtActor):
+    """The Actor may attack n more times this turn."""
 
-    def act(s: MetaMastersState, iid: int) -> None:
-        s.bonus_atk[iid] += n
+    __slots__ = ("n",)
 
-    return _actor_op(p["to"], act)
+    def __init__(self, p: dict[str, Any]) -> None:
+        super().__init__(p)
+        self.n: int = p["n"]
+
+    def act(self, board: Board, iid: int) -> None:
+        """Grant the attacks."""
+        board.grant_extra_attacks(iid, self.n)
 
 
 @fx.op(
     "modify_stat", to=_AIM, stat=Param("str", choices=("ego", "int")), n=Param("int", min=-9, max=9)
 )
-def _modify_stat(p: dict[str, Any]) -> Run:
-    n: int = p["n"]
-    is_int = p["stat"] == "int"
+class ModifyStat(AtActor):
+    """n to the Actor's EGO or INT until end of turn."""
 
-    def act(s: MetaMastersState, iid: int) -> None:
-        (s.int_mod if is_int else s.ego_mod)[iid] += n
+    __slots__ = ("intel", "n")
 
-    return _actor_op(p["to"], act)
+    def __init__(self, p: dict[str, Any]) -> None:
+        super().__init__(p)
+        self.n: int = p["n"]
+        self.intel = p["stat"] == "int"
+
+    def act(self, board: Board, iid: int) -> None:
+        """Modify the stat."""
+        board.modify_stat(iid, self.intel, self.n)
 
 
 @fx.op("switch_position", to=_AIM)
-def _switch_position(p: dict[str, Any]) -> Run:
-    def act(s: MetaMastersState, iid: int) -> None:
-        if s.faceup[iid]:
-            s.pos[iid] ^= 1
+class SwitchPosition(AtActor):
+    """Switch the face-up Actor's battle position."""
 
-    return _actor_op(p["to"], act)
+    __slots__ = ()
+
+    def act(self, board: Board, iid: int) -> None:
+        """Switch it."""
+        board.switch_position(iid)
 
 
 @fx.op("destroy", to=_AIM)
-def _destroy(p: dict[str, Any]) -> Run:
-    return _actor_op(p["to"], lambda s, iid: s.remove_actor(iid, s.Z_TRASH))
+class Destroy(AtActor):
+    """Destroy the Actor (to its owner's Trash)."""
+
+    __slots__ = ()
+
+    def act(self, board: Board, iid: int) -> None:
+        """Destroy it."""
+        board.destroy_actor(iid)
 
 
 @fx.op("exile", to=_AIM)
-def _exile(p: dict[str, Any]) -> Run:
-    return _actor_op(p["to"], lambda s, iid: s.remove_actor(iid, s.Z_EXILE))
+class Exile(AtActor):
+    """Exile the Actor."""
+
+    __slots__ = ()
+
+    def act(self, board: Board, iid: int) -> None:
+        """Exile it."""
+        board.exile_actor(iid)
 
 
 @fx.op("bounce", to=_AIM)
-def _bounce(p: dict[str, Any]) -> Run:
-    return _actor_op(p["to"], lambda s, iid: s.remove_actor(iid, s.Z_HAND))
+class Bounce(AtActor):
+    """Return the Actor to its owner's hand."""
+
+    __slots__ = ()
+
+    def act(self, board: Board, iid: int) -> None:
+        """Bounce it."""
+        board.bounce_actor(iid)
 
 
 @fx.op("destroy_special", to=_AIM)
-def _destroy_special(p: dict[str, Any]) -> Run:
-    to: str = p["to"]
+class DestroySpecial(Step[Board]):
+    """Destroy the Special card it is aimed at (nothing if that is not one on the field)."""
 
-    def run(s: MetaMastersState, f: EffectFrame) -> None:
-        iid = _aimed(s, f, to)
-        if iid >= 0 and s.zone[iid] == s.Z_SPECIAL:
-            s.remove_special(iid)
+    __slots__ = ("to",)
 
-    return run
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.to: str = p["to"]
+
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Destroy it."""
+        iid = _aimed(board, frame, self.to)
+        if iid >= 0 and board.is_special_on_field(iid):
+            board.remove_special(iid)
+        return True
 
 
 @fx.op("restore_token", n=_N)
-def _restore_token(p: dict[str, Any]) -> Run:
-    n: int = p["n"]
+class RestoreToken(Counted):
+    """The controller gets back up to n Token cards from their Trash."""
 
-    def run(s: MetaMastersState, f: EffectFrame) -> None:
-        for _ in range(n):
-            s.restore_token(f.controller)
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Restore."""
+        for _ in range(self.n):
+            board.restore_token(frame.controller)
+        return True
 
 
 @fx.op("destroy_token", n=_N)
-def _destroy_token(p: dict[str, Any]) -> Run:
-    n: int = p["n"]
+class DestroyToken(Counted):
+    """Destroy n of the opponent's Token cards (the match may end)."""
 
-    def run(s: MetaMastersState, f: EffectFrame) -> None:
-        for _ in range(n):
-            if not s.over:
-                s.destroy_token(1 - f.controller)
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Destroy them."""
+        for _ in range(self.n):
+            if not board.is_over:
+                board.destroy_token(1 - frame.controller)
+        return True
 
 
 @fx.op("negate_attack")
-def _negate_attack(p: dict[str, Any]) -> Run:
-    def run(s: MetaMastersState, f: EffectFrame) -> None:
-        if s.atk_a >= 0:
-            s.atk_neg = 1
+class NegateAttack(Step[Board]):
+    """Negate the attack being declared."""
 
-    return run
+    __slots__ = ()
+
+    def __init__(self, p: dict[str, Any]) -> None:
+        pass
+
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Negate it."""
+        board.negate_attack()
+        return True
 
 
-def _continuous(s: MetaMastersState, f: EffectFrame) -> None:
-    """Continuous parts are read from the card while it is on the field; running does nothing."""
-
-
-@fx.op(
+fx.op(
     "link_stat",
     ego=Param("int", default=0, min=-9, max=9),
     int=Param("int", default=0, min=-9, max=9),
-)
-def _link_stat(p: dict[str, Any]) -> Run:
-    return _continuous
-
-
-@fx.op(
+)(Continuous)
+fx.op(
     "aura",
     stat=Param("str", choices=("ego", "int")),
     n=Param("int", min=-9, max=9),
     side=Param("str", choices=("own", "opp")),
-)
-def _aura(p: dict[str, Any]) -> Run:
-    return _continuous
+)(Continuous)

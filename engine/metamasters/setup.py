@@ -1,4 +1,5 @@
-"""Starting a MetaMasters match, building a scenario position, and views of a state."""
+"""MetaMasters deck-building rules, owned tokens, match options, the starter decks, and the
+start of a match."""
 
 from __future__ import annotations
 
@@ -6,29 +7,130 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core.errors import DeckRejected, Violation
-from engine.core.game import Deck, plain_deck, same_deck, same_options
+from engine.core.game import Deck
+from engine.core.legal_decks import LastLegalDecks
 from engine.core.prng import Prng
-from engine.core.state import GameState
-from engine.metamasters.catalogue import BY_ID, CARDS, K_ACTOR, K_LINK, K_SPECIAL, K_TOKEN
-from engine.metamasters.deck import check_deck
-from engine.metamasters.state import (
-    ACTOR_ZONES,
-    ATTACK,
-    DEFENSE,
-    DRAW,
-    PHASE_NAMES,
-    PROMPT_NAMES,
-    SPECIAL_ZONES,
-    Z_ACTOR,
-    Z_DECK,
-    Z_EXILE,
-    Z_HAND,
-    Z_LINK,
-    Z_SPECIAL,
-    Z_TOKEN,
-    Z_TRASH,
-    MetaMastersState,
-)
+from engine.metamasters.cards import BY_ID, K_TOKEN
+from engine.metamasters.encoding import MetaMastersState
+from engine.metamasters.state import DRAW, Z_TOKEN
+
+MIN_CARDS = 33
+MAX_CARDS = 55
+MAX_COPIES = 3
+DEFAULT_TOKENS = 3
+
+DEFAULT_OPTIONS: dict[str, Any] = {"tokens": DEFAULT_TOKENS}
+
+
+def agreed_tokens(
+    options: Mapping[str, Any], seat: int | None
+) -> tuple[list[Violation], set[int] | None]:
+    """The Token counts the players agreed on for `seat` (None: any seat), or option violations.
+
+    Option `tokens` is one number (both players, the default) or `[player0, player1]`.
+    """
+    raw = options.get("tokens", DEFAULT_TOKENS)
+    values = raw if isinstance(raw, list) else [raw]
+    if not (1 <= len(values) <= 2) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values
+    ):
+        return [
+            Violation(
+                "metamasters.options.tokens",
+                f"option tokens must be a number >= 1 or two of them, got {raw!r}",
+            )
+        ], None
+    if isinstance(raw, list) and len(values) == 2 and seat in (0, 1):
+        return [], {values[seat]}
+    return [], set(values)
+
+
+def check_deck(deck: Deck, options: Mapping[str, Any]) -> list[Violation]:
+    """Every deck-building rule this deck breaks (empty list: legal).
+
+    Option `seat` (0 or 1) picks the player's agreed Token count when `tokens` is a pair.
+    """
+    out: list[Violation] = []
+    main = 0
+    tokens = 0
+    for card_id in sorted(deck):
+        n = deck[card_id]
+        card = BY_ID.get(card_id)
+        if card is None:
+            out.append(
+                Violation(
+                    "metamasters.deck.unknown_card",
+                    f"{card_id!r} is not a MetaMasters card",
+                    card_id,
+                )
+            )
+            continue
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            out.append(
+                Violation(
+                    "metamasters.deck.count",
+                    f"{card_id}: copies must be a positive integer, got {n!r}",
+                    card_id,
+                )
+            )
+            continue
+        if card.kind == K_TOKEN:
+            tokens += n
+            continue
+        main += n
+        if n > MAX_COPIES:
+            out.append(
+                Violation(
+                    "metamasters.deck.copies",
+                    f"{card.name}: {n} copies, at most {MAX_COPIES}",
+                    card_id,
+                )
+            )
+    if not MIN_CARDS <= main <= MAX_CARDS:
+        out.append(
+            Violation(
+                "metamasters.deck.size",
+                f"{main} cards excluding Tokens; a deck holds {MIN_CARDS} to {MAX_CARDS}",
+            )
+        )
+    if tokens < 1:
+        out.append(Violation("metamasters.deck.tokens_min", "a deck needs at least one Token card"))
+    seat = options.get("seat")
+    problems, agreed = agreed_tokens(options, seat if isinstance(seat, int) else None)
+    out.extend(problems)
+    if agreed is not None and tokens not in agreed:
+        want = " or ".join(str(v) for v in sorted(agreed))
+        out.append(
+            Violation(
+                "metamasters.deck.tokens_agreed",
+                f"{tokens} Token cards; the players agreed on {want}",
+            )
+        )
+    return out
+
+
+def required_tokens(deck: Deck) -> dict[str, int]:
+    """Every card of the deck, Token cards included: all are owned ERC-1155 tokens."""
+    return {card_id: n for card_id, n in sorted(deck.items()) if n > 0}
+
+
+STARTER_BULLS: dict[str, int] = {
+    "MM-T01": 2, "MM-T02": 1,
+    "MM-A01": 3, "MM-A03": 3, "MM-A05": 2, "MM-A07": 3, "MM-A11": 3, "MM-A12": 2, "MM-A13": 2,
+    "MM-A20": 2, "MM-A22": 2, "MM-A30": 1, "MM-A32": 1,
+    "MM-L01": 3, "MM-L04": 2, "MM-L05": 2,
+    "MM-S01": 2, "MM-S03": 2, "MM-S10": 2, "MM-S20": 2, "MM-S21": 1, "MM-S23": 1,
+}  # fmt: skip
+STARTER_MEMES: dict[str, int] = {
+    "MM-T03": 2, "MM-T04": 1,
+    "MM-A02": 3, "MM-A04": 3, "MM-A06": 3, "MM-A08": 2, "MM-A09": 2, "MM-A10": 2,
+    "MM-A21": 2, "MM-A23": 1, "MM-A24": 2, "MM-A31": 2, "MM-A33": 1,
+    "MM-L02": 3, "MM-L03": 2, "MM-L06": 2,
+    "MM-S02": 2, "MM-S04": 2, "MM-S05": 2, "MM-S06": 1, "MM-S11": 1, "MM-S12": 2,
+    "MM-S22": 2, "MM-S24": 1, "MM-S25": 2,
+}  # fmt: skip
+STARTER_DECKS: tuple[Deck, Deck] = (STARTER_BULLS, STARTER_MEMES)
+
 
 HAND_SIZE = 5
 
@@ -42,21 +144,13 @@ def _expand(deck: Deck, tokens: bool) -> list[int]:
     return out
 
 
-#: [deck 0, deck 1, options] of the last match started with legal decks (copies, compared by
-#: value: replays and benchmarks start many matches with the same decks)
-_LAST_LEGAL: list[dict[str, Any]] = []
+_LAST_LEGAL: LastLegalDecks[bool] = LastLegalDecks()
 
 
 def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -> MetaMastersState:
     """Check both decks, decide the first player, shuffle, draw 5 each, start turn 1."""
     first = options.get("first")
-    last = _LAST_LEGAL
-    if not (
-        last
-        and same_deck(decks[0], last[0])
-        and same_deck(decks[1], last[1])
-        and same_options(options, last[2])
-    ):
+    if _LAST_LEGAL.get(decks, options) is None:
         violations: list[Violation] = []
         for seat in (0, 1):
             for v in check_deck(decks[seat], {**options, "seat": seat}):
@@ -69,8 +163,7 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
             )
         if violations:
             raise DeckRejected(violations)
-        if plain_deck(decks[0]) and plain_deck(decks[1]):
-            _LAST_LEGAL[:] = [dict(decks[0]), dict(decks[1]), dict(options)]
+        _LAST_LEGAL.put(decks, options, True)
     prng = Prng(seed)
     if first is None:
         first = prng.below(2)
@@ -101,208 +194,3 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
     s.enter_phase(DRAW)
     s.settle()
     return s
-
-
-def _entry(raw: Any) -> dict[str, Any]:
-    return {"card": raw} if isinstance(raw, str) else dict(raw)
-
-
-def from_position(position: Mapping[str, Any]) -> MetaMastersState:
-    """Build a state from a scenario position (see docs/metamasters.md).
-
-    Instance ids are given in listing order: player 0's hand, actors (each followed by its
-    links), specials, tokens, trash, exile, deck (top first); then player 1's, the same way.
-    """
-    players = position["players"]
-    if len(players) != 2:
-        raise ValueError("a position has two players")
-    turn = int(position.get("turn", 2))
-    active = int(position.get("active", 0))
-    phase = PHASE_NAMES.index(position.get("phase", "main1"))
-    cid: list[int] = []
-    owner: list[int] = []
-    placed: list[tuple[int, int, dict[str, Any]]] = []  # (iid, zone, entry)
-
-    def add(q: int, raw: Any, zone: int) -> int:
-        e = _entry(raw)
-        card = BY_ID[e["card"]]
-        iid = len(cid)
-        cid.append(card.index)
-        owner.append(q)
-        placed.append((iid, zone, e))
-        return iid
-
-    layout: list[dict[str, Any]] = []
-    for q, side in enumerate(players):
-        lay: dict[str, Any] = {
-            "hand": [],
-            "actors": [],
-            "specials": [],
-            "tokens": [],
-            "trash": [],
-            "exile": [],
-            "deck": [],
-        }
-        lay["hand"] = [add(q, c, Z_HAND) for c in side.get("hand", [])]
-        actors = list(side.get("actors", []))
-        if len(actors) > ACTOR_ZONES:
-            raise ValueError("at most 3 Actor zones")
-        for raw in actors + [None] * (ACTOR_ZONES - len(actors)):
-            if raw is None:
-                lay["actors"].append((-1, []))
-                continue
-            a = add(q, raw, Z_ACTOR)
-            links = [add(q, x, Z_LINK) for x in _entry(raw).get("links", [])]
-            lay["actors"].append((a, links))
-        specials = list(side.get("specials", []))
-        if len(specials) > SPECIAL_ZONES:
-            raise ValueError("at most 3 Special zones")
-        lay["specials"] = [
-            -1 if raw is None else add(q, raw, Z_SPECIAL)
-            for raw in specials + [None] * (SPECIAL_ZONES - len(specials))
-        ]
-        for key, zone in (
-            ("tokens", Z_TOKEN),
-            ("trash", Z_TRASH),
-            ("exile", Z_EXILE),
-            ("deck", Z_DECK),
-        ):
-            lay[key] = [add(q, c, zone) for c in side.get(key, [])]
-        layout.append(lay)
-    s = MetaMastersState(tuple(cid), tuple(owner), Prng(int(position.get("seed", 0))))
-    for iid, zone, e in placed:
-        s.zone[iid] = zone
-        kind = CARDS[cid[iid]].kind
-        if zone == Z_ACTOR and kind != K_ACTOR:
-            raise ValueError(f"{e['card']} is not an Actor")
-        if zone == Z_LINK and kind != K_LINK:
-            raise ValueError(f"{e['card']} is not a Link")
-        if zone == Z_SPECIAL and kind != K_SPECIAL:
-            raise ValueError(f"{e['card']} is not a Special card")
-        if zone == Z_TOKEN and kind != K_TOKEN:
-            raise ValueError(f"{e['card']} is not a Token card")
-        if zone in (Z_ACTOR, Z_SPECIAL):
-            face_up = e.get("face", "up") == "up"
-            s.faceup[iid] = int(face_up)
-            default_pos = "attack" if face_up and zone == Z_ACTOR else "defense"
-            s.pos[iid] = (
-                ATTACK
-                if e.get("position", default_pos) == "attack" and zone == Z_ACTOR
-                else (DEFENSE if zone == Z_ACTOR else ATTACK)
-            )
-            set_turn = int(e.get("set_turn", turn - 1))
-            set_phase = PHASE_NAMES.index(e.get("set_phase", "main1"))
-            s.set_at[iid] = set_turn * 8 + set_phase
-            s.attacked[iid] = int(e.get("attacked", 0))
-            s.pos_changed[iid] = int(bool(e.get("position_changed", False)))
-            s.ego_mod[iid] = int(e.get("ego_mod", 0))
-            s.int_mod[iid] = int(e.get("int_mod", 0))
-        elif zone == Z_LINK:
-            s.faceup[iid] = 1
-    for q, lay in enumerate(layout):
-        s.hand[q] = lay["hand"]
-        s.actors[q] = [a for a, _ in lay["actors"]]
-        s.links[q] = [x for a, links in lay["actors"] for x in links]
-        for a, links in lay["actors"]:
-            for x in links:
-                s.host[x] = a
-        s.specials[q] = lay["specials"]
-        s.tokens[q] = lay["tokens"]
-        s.trash[q] = lay["trash"]
-        s.exile[q] = lay["exile"]
-        s.deck[q] = lay["deck"][::-1]
-    s.turn = turn
-    s.active = active
-    s.first = int(position.get("first", active if turn % 2 else 1 - active))
-    s.plays_used = int(position.get("plays_used", 0))
-    s.extra_plays = int(position.get("extra_plays", 0))
-    s.links_used = int(position.get("links_used", 0))
-    s.enter_phase(phase)
-    s.settle()
-    return s
-
-
-def scenario_view(state: GameState) -> dict[str, Any]:
-    """A JSON-able view of the whole state for scenario expectations (hidden cards included)."""
-    assert isinstance(state, MetaMastersState)
-    s = state
-
-    def actor(i: int) -> dict[str, Any] | None:
-        if i < 0:
-            return None
-        return {
-            "card": s.card(i),
-            "iid": i,
-            "face": "up" if s.faceup[i] else "down",
-            "position": "attack" if s.pos[i] == ATTACK else "defense",
-            "ego": s.ego(i),
-            "int": s.intel(i),
-            "attacked": s.attacked[i],
-            "links": [s.card(x) for x in s.links[s.owner[i]] if s.host[x] == i],
-        }
-
-    def special(i: int) -> dict[str, Any] | None:
-        if i < 0:
-            return None
-        return {"card": s.card(i), "iid": i, "face": "up" if s.faceup[i] else "down"}
-
-    players = []
-    for q in (0, 1):
-        players.append(
-            {
-                "hand": [s.card(i) for i in s.hand[q]],
-                "deck_count": len(s.deck[q]),
-                "deck_top": [s.card(i) for i in reversed(s.deck[q])],
-                "tokens": len(s.tokens[q]),
-                "actors": [actor(i) for i in s.actors[q]],
-                "actor_count": sum(1 for i in s.actors[q] if i >= 0),
-                "specials": [special(i) for i in s.specials[q]],
-                "trash": [s.card(i) for i in s.trash[q]],
-                "exile": [s.card(i) for i in s.exile[q]],
-            }
-        )
-    top = s.prompts[-1] if s.prompts else None
-    return {
-        "turn": s.turn,
-        "active": s.active,
-        "phase": PHASE_NAMES[s.phase],
-        "current_player": s.current_player,
-        "prompt": PROMPT_NAMES[top[0]] if top else None,
-        "over": s.over,
-        "winner": s.winner,
-        "plays_used": s.plays_used,
-        "players": players,
-    }
-
-
-#: what the heuristic credits an opposing face-down Actor with: the catalogue's average Actor
-_HIDDEN_ACTOR = sum(
-    max(c.base_ego, 0) * 0.5 + max(c.base_int, 0) * 0.3 for c in CARDS if c.kind == K_ACTOR
-) / max(1, sum(1 for c in CARDS if c.kind == K_ACTOR))
-
-
-def heuristic(state: GameState, player: int) -> float:
-    """Greedy-bot score: Tokens dominate, then board strength, then cards in hand.
-
-    Reads only what `player` may see: its own cards, the opponent's face-up Actors, and counts
-    (Tokens, Specials, hand and deck sizes). An opposing face-down Actor scores the catalogue
-    average; the opponent's hand, face-down cards and deck order are never read.
-    """
-    assert isinstance(state, MetaMastersState)
-    s = state
-    score = 0.0
-    faceup = s.faceup
-    for q, sign in ((player, 1.0), (1 - player, -1.0)):
-        board = 0.0
-        for i in s.actors[q]:
-            if i < 0:
-                continue
-            if q == player or faceup[i]:
-                board += 2.0 + max(s.ego(i), 0) * 0.5 + max(s.intel(i), 0) * 0.3
-            else:  # an opposing face-down Actor: what it is is hidden
-                board += 2.0 + _HIDDEN_ACTOR
-        board += sum(0.5 for i in s.specials[q] if i >= 0)
-        score += sign * (
-            20.0 * len(s.tokens[q]) + board + 0.4 * len(s.hand[q]) + 0.05 * len(s.deck[q])
-        )
-    return score

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from engine.core.game import Game, register
-from engine.metaversus import cards
-from engine.metaversus.constants import SELECTIONS
-from engine.metaversus.position import from_position, heuristic, scenario_view
-from engine.metaversus.setup import DEFAULT_OPTIONS, check_deck, new_match, required_tokens
-from engine.metaversus.state import WishState
+from engine.metaversus.cards import CARDS, CATALOGUE, DIFFICULTIES
+from engine.metaversus.encoding import WishState
+from engine.metaversus.heuristic import heuristic
+from engine.metaversus.position import from_position, scenario_view
+from engine.metaversus.setup import (
+    DEFAULT_OPTIONS,
+    SELECTIONS,
+    check_deck,
+    new_match,
+    required_tokens,
+)
 
 #: both players bring every pack (the basic selection deals 5 character cards each)
-_ALL_PACKS = {cards.IDS[p]: 1 for p in cards.PACKS[:5]}
+_ALL_PACKS = {CARDS.ids[p]: 1 for p in CARDS.packs[:5]}
 
 OPTION_SCHEMA = {
     "type": "object",
@@ -18,7 +24,7 @@ OPTION_SCHEMA = {
         "selection": {"description": "how characters are chosen", "enum": list(SELECTIONS)},
         "difficulty": {
             "description": "the packs' difficulty (selection `difficulty` only)",
-            "enum": [None, *cards.DIFFICULTIES],
+            "enum": [None, *DIFFICULTIES],
         },
         "first_match": {"description": "the new duelist, who starts second", "enum": [None, 0, 1]},
         "max_rounds": {"type": "integer", "minimum": 1, "maximum": 1000},
@@ -30,9 +36,9 @@ GAME = register(
     Game(
         name="metaversus",
         title="MetaVersus WISH",
-        ruleset_version=cards.CATALOGUE.version,
-        catalogue_hash=cards.CATALOGUE.hash,
-        cards=cards.CARDS,
+        ruleset_version=CATALOGUE.version,
+        catalogue_hash=CATALOGUE.hash,
+        cards=CATALOGUE.cards,
         check_deck=check_deck,
         required_tokens=required_tokens,
         new_match=new_match,

@@ -1,22 +1,21 @@
-"""The MetaVersus WISH catalogue: loaded once from package data, validated, compiled to tables.
+"""The MetaVersus WISH catalogue (`catalogue.json`): its schema, and the immutable card table.
 
-Every card (and every character pack) is numbered by its position in `catalogue.json`.
-The rules read flat tuples indexed by that number; a card's two states (normal and "+")
-are the variants `2 * card` and `2 * card + 1`, each with its own compiled effect.
+Every card (and every character pack) is numbered by its position in the catalogue. The rules
+read the flat tuples of `CardTable`, indexed by that number; a card's two states (normal and
+"+") are the variants `2 * card` and `2 * card + 1`, each with its own compiled effect, and a
+pack's skill is effect `2 * n + pack` (n cards). `card_table` builds and cross-checks it once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
-from engine.core.catalogue import CardSchema, Field, load_catalogue
+from engine.core.catalogue import CardSchema, Catalogue, Field, load_catalogue
 from engine.core.effects import Effect
 from engine.core.errors import CatalogueError
-from engine.metaversus.effects import COMPILER, CONDITIONS
-
-if TYPE_CHECKING:
-    from engine.metaversus.state import WishState
+from engine.metaversus.effects import COMPILER, CONDITIONS, Board
 
 #: card kinds
 CURRENCY, WEAPON, ACTION, PACK = 0, 1, 2, 3
@@ -77,28 +76,47 @@ SCHEMA = CardSchema(
     },
 )
 
-CATALOGUE = load_catalogue("engine.metaversus", "catalogue.json", SCHEMA)
-CARDS: tuple[Mapping[str, Any], ...] = CATALOGUE.cards
-INDEX: dict[str, int] = CATALOGUE.index_of()
-N = len(CARDS)
-if N > 255:  # zones serialise one byte per card number
-    raise CatalogueError("catalogue metaversus: at most 255 cards")
-IDS: tuple[str, ...] = tuple(c["id"] for c in CARDS)
-NAMES: tuple[str, ...] = tuple(c["name"] for c in CARDS)
-KIND: tuple[int, ...] = tuple(KIND_NAMES.index(c["kind"]) for c in CARDS)
-COST: tuple[int, ...] = tuple(int(c.get("cost", 0)) for c in CARDS)
-REQUIRED: tuple[bool, ...] = tuple(c.get("pile") == "required" for c in CARDS)
-#: Wishing Stars to spend for the "+" state (0: the card has no "+" state)
-STARS: tuple[int, ...] = tuple(int(c.get("plus", {}).get("stars", 0)) for c in CARDS)
-COUNT: tuple[int, ...] = tuple(int(c.get("count", 0)) for c in CARDS)
-PRICIER: tuple[int, ...] = tuple(int(c.get("pricier", 0)) for c in CARDS)
 
-REQUIRED_CARDS: tuple[int, ...] = tuple(i for i in range(N) if REQUIRED[i])
-NEUTRAL: tuple[int, ...] = tuple(i for i in range(N) if CARDS[i].get("pile") == "neutral")
-PACKS: tuple[int, ...] = tuple(i for i in range(N) if KIND[i] == PACK)
-BASIC_DECK: tuple[int, ...] = tuple(
-    i for i in range(N) for _ in range(int(CARDS[i].get("basic", 0)))
-)
+@dataclass(frozen=True, slots=True)
+class CardTable:
+    """Per-card facts of the WISH catalogue, by card number (variants and skills: see above)."""
+
+    #: number of cards (and packs)
+    n: int
+    #: catalogue id -> card number
+    index: Mapping[str, int]
+    ids: tuple[str, ...]
+    names: tuple[str, ...]
+    kind: tuple[int, ...]
+    cost: tuple[int, ...]
+    required: tuple[bool, ...]
+    #: Wishing Stars to spend for the "+" state (0: the card has no "+" state)
+    stars: tuple[int, ...]
+    count: tuple[int, ...]
+    pricier: tuple[int, ...]
+    required_cards: tuple[int, ...]
+    neutral: tuple[int, ...]
+    packs: tuple[int, ...]
+    basic_deck: tuple[int, ...]
+    #: per variant (2 * card + plus)
+    ap: tuple[int, ...]
+    value: tuple[int, ...]
+    damage: tuple[int, ...]
+    #: per variant, then the skills at 2 * n + pack
+    effects: tuple[Effect[Board], ...]
+    #: pack -> its market card types; card -> its pack (-1: required or neutral)
+    pack_market: Mapping[int, tuple[int, ...]]
+    pack_of: tuple[int, ...]
+    #: per pack
+    skill_kind: tuple[int, ...]
+    skill_trigger: tuple[int, ...]
+    skill_may: tuple[bool, ...]
+    skill_uses: tuple[int, ...]
+    skill_phase: tuple[str, ...]
+    skill_per_turn: tuple[bool, ...]
+    hp: tuple[int, ...]
+    max_hp: tuple[int, ...]
+    difficulty: tuple[str, ...]
 
 
 def _variant(card: Mapping[str, Any], plus: bool) -> Mapping[str, Any]:
@@ -109,17 +127,10 @@ def _variant(card: Mapping[str, Any], plus: bool) -> Mapping[str, Any]:
     return merged
 
 
-def _check_gains(decl: list[Any], where: str) -> None:
-    for step in decl:
-        if isinstance(step, dict) and step.get("op") == "gain":
-            target = step.get("card")
-            if target not in INDEX or KIND[INDEX[target]] == PACK:
-                raise CatalogueError(
-                    f"catalogue metaversus: card {where!r}: gain names unknown card {target!r}"
-                )
-
-
-def _compile(card: Mapping[str, Any], where: str) -> Effect[WishState]:
+def _compile(
+    card: Mapping[str, Any], where: str, index: Mapping[str, int], kind: tuple[int, ...]
+) -> Effect[Board]:
+    """One variant's effect: its steps, then the dividing line and the text below it."""
     decl: list[Any] = list(card.get("effect", []))
     below = card.get("below")
     if below is not None:
@@ -131,105 +142,146 @@ def _compile(card: Mapping[str, Any], where: str) -> Effect[WishState]:
             )
         decl.append({"op": "below_line", "if": cond, "n": below.get("n", 0)})
         decl.extend(below.get("effect", []))
-    _check_gains(decl, where)
+    for step in decl:
+        if isinstance(step, dict) and step.get("op") == "gain":
+            target = step.get("card")
+            if not isinstance(target, str) or target not in index or kind[index[target]] == PACK:
+                raise CatalogueError(
+                    f"catalogue metaversus: card {where!r}: gain names unknown card {target!r}"
+                )
     return COMPILER.compile(decl, where)
 
 
-_EMPTY: Effect[WishState] = Effect("-", ())
-AP: list[int] = [0] * (2 * N)
-VALUE: list[int] = [0] * (2 * N)
-DAMAGE: list[int] = [0] * (2 * N)
-#: compiled effects: 2*card (+1 for the "+" state); skills at 2*N + pack card
-EFFECTS: list[Effect[WishState]] = [_EMPTY] * (3 * N)
-PACK_MARKET: dict[int, tuple[int, ...]] = {p: () for p in PACKS}
-PACK_OF: list[int] = [-1] * N
-
-for _i, _c in enumerate(CARDS):
-    if KIND[_i] == PACK:
-        continue
-    _pile = _c["pile"]
-    if _pile not in ("required", "neutral"):
-        if _pile not in INDEX or KIND[INDEX[_pile]] != PACK:
+def card_table(catalogue: Catalogue) -> CardTable:
+    """Build and cross-check the card table of a validated WISH catalogue (compiling every
+    effect once); CatalogueError names the card."""
+    cards = catalogue.cards
+    n = len(cards)
+    if n > 255:  # zones serialise one byte per card number
+        raise CatalogueError("catalogue metaversus: at most 255 cards")
+    index = catalogue.index_of()
+    kind = tuple(KIND_NAMES.index(c["kind"]) for c in cards)
+    stars = tuple(int(c.get("plus", {}).get("stars", 0)) for c in cards)
+    count = tuple(int(c.get("count", 0)) for c in cards)
+    required = tuple(c.get("pile") == "required" for c in cards)
+    packs = tuple(i for i in range(n) if kind[i] == PACK)
+    empty: Effect[Board] = Effect("-", ())
+    ap, value, damage = [0] * (2 * n), [0] * (2 * n), [0] * (2 * n)
+    effects = [empty] * (3 * n)
+    pack_market: dict[int, tuple[int, ...]] = {p: () for p in packs}
+    pack_of = [-1] * n
+    for i, c in enumerate(cards):
+        if kind[i] == PACK:
+            continue
+        pile = c["pile"]
+        if pile not in ("required", "neutral"):
+            if pile not in index or kind[index[pile]] != PACK:
+                raise CatalogueError(
+                    f"catalogue metaversus: card {c['id']!r}: pile {pile!r} is not a pack"
+                )
+            pack_of[i] = index[pile]
+            pack_market[index[pile]] += (i,)
+        if required[i]:
+            if "plus" in c:
+                raise CatalogueError(
+                    f"catalogue metaversus: card {c['id']!r}: required cards have no '+' state"
+                )
+            if count[i] == 0:
+                raise CatalogueError(
+                    f"catalogue metaversus: card {c['id']!r}: required cards need a count"
+                )
+        elif "plus" not in c or stars[i] < 1:
             raise CatalogueError(
-                f"catalogue metaversus: card {_c['id']!r}: pile {_pile!r} is not a pack"
+                f"catalogue metaversus: card {c['id']!r}: needs a '+' state with stars >= 1"
             )
-        PACK_OF[_i] = INDEX[_pile]
-        PACK_MARKET[INDEX[_pile]] += (_i,)
-    if REQUIRED[_i]:
-        if "plus" in _c:
+        for plus in (0, 1):
+            v = _variant(c, bool(plus))
+            k = 2 * i + plus
+            ap[k] = int(v.get("ap", 0))
+            value[k] = int(v.get("value", 0))
+            damage[k] = int(v.get("damage", 0))
+            effects[k] = _compile(v, c["id"] + ("+" if plus else ""), index, kind)
+    skill_kind, skill_trigger = [ACTIVE] * n, [TRIGGER_NONE] * n
+    skill_may, skill_uses = [False] * n, [-1] * n
+    skill_phase, skill_per_turn = ["any"] * n, [False] * n
+    hp, max_hp, difficulty = [0] * n, [0] * n, [""] * n
+    for p in packs:
+        c = cards[p]
+        skill = c["skill"]
+        hp[p], max_hp[p], difficulty[p] = c["hp"], c["max_hp"], c["difficulty"]
+        if len(pack_market[p]) != PACK_MARKET_TYPES:
             raise CatalogueError(
-                f"catalogue metaversus: card {_c['id']!r}: required cards have no '+' state"
+                f"catalogue metaversus: pack {c['id']!r}: needs {PACK_MARKET_TYPES} market card types"
             )
-        if COUNT[_i] == 0:
+        if skill.get("type") == "active":
+            skill_kind[p] = ACTIVE
+            phase = skill.get("phase", "any")
+            if phase not in SKILL_PHASES:
+                raise CatalogueError(
+                    f"catalogue metaversus: pack {c['id']!r}: skill phase {phase!r}"
+                )
+            skill_phase[p] = phase
+            skill_per_turn[p] = bool(skill.get("per_turn", False))
+        elif skill.get("type") == "passive":
+            skill_kind[p] = PASSIVE
+            if skill.get("trigger") not in TRIGGERS:
+                raise CatalogueError(
+                    f"catalogue metaversus: pack {c['id']!r}: skill trigger {skill.get('trigger')!r}"
+                )
+            skill_trigger[p] = TRIGGERS[skill["trigger"]]
+            skill_may[p] = bool(skill.get("may", False))
+        else:
             raise CatalogueError(
-                f"catalogue metaversus: card {_c['id']!r}: required cards need a count"
+                f"catalogue metaversus: pack {c['id']!r}: skill type must be active or passive"
             )
-    elif "plus" not in _c or STARS[_i] < 1:
+        uses = skill.get("uses")
+        skill_uses[p] = -1 if uses is None else int(uses)
+        effects[2 * n + p] = COMPILER.compile(skill.get("effect", []), c["id"] + ":skill")
+    required_cards = tuple(i for i in range(n) if required[i])
+    neutral = tuple(i for i in range(n) if cards[i].get("pile") == "neutral")
+    if len(required_cards) != 6 or len(neutral) < 8 or len(packs) < 4:
         raise CatalogueError(
-            f"catalogue metaversus: card {_c['id']!r}: needs a '+' state with stars >= 1"
+            "catalogue metaversus: needs 6 required cards, >= 8 neutral types, >= 4 packs"
         )
-    for _plus in (0, 1):
-        _v = _variant(_c, bool(_plus))
-        _k = 2 * _i + _plus
-        AP[_k] = int(_v.get("ap", 0))
-        VALUE[_k] = int(_v.get("value", 0))
-        DAMAGE[_k] = int(_v.get("damage", 0))
-        EFFECTS[_k] = _compile(_v, _c["id"] + ("+" if _plus else ""))
-
-SKILL_KIND: list[int] = [ACTIVE] * N
-SKILL_TRIGGER: list[int] = [TRIGGER_NONE] * N
-SKILL_MAY: list[bool] = [False] * N
-SKILL_USES: list[int] = [-1] * N
-SKILL_PHASE: list[str] = ["any"] * N
-SKILL_PER_TURN: list[bool] = [False] * N
-HP: list[int] = [0] * N
-MAX_HP: list[int] = [0] * N
-DIFFICULTY: list[str] = [""] * N
-
-for _p in PACKS:
-    _c = CARDS[_p]
-    _s = _c["skill"]
-    HP[_p] = _c["hp"]
-    MAX_HP[_p] = _c["max_hp"]
-    DIFFICULTY[_p] = _c["difficulty"]
-    if len(PACK_MARKET[_p]) != PACK_MARKET_TYPES:
-        raise CatalogueError(
-            f"catalogue metaversus: pack {_c['id']!r}: needs {PACK_MARKET_TYPES} market card types"
-        )
-    if _s.get("type") == "active":
-        SKILL_KIND[_p] = ACTIVE
-        _phase = _s.get("phase", "any")
-        if _phase not in SKILL_PHASES:
-            raise CatalogueError(f"catalogue metaversus: pack {_c['id']!r}: skill phase {_phase!r}")
-        SKILL_PHASE[_p] = _phase
-        SKILL_PER_TURN[_p] = bool(_s.get("per_turn", False))
-    elif _s.get("type") == "passive":
-        SKILL_KIND[_p] = PASSIVE
-        if _s.get("trigger") not in TRIGGERS:
-            raise CatalogueError(
-                f"catalogue metaversus: pack {_c['id']!r}: skill trigger {_s.get('trigger')!r}"
-            )
-        SKILL_TRIGGER[_p] = TRIGGERS[_s["trigger"]]
-        SKILL_MAY[_p] = bool(_s.get("may", False))
-    else:
-        raise CatalogueError(
-            f"catalogue metaversus: pack {_c['id']!r}: skill type must be active or passive"
-        )
-    _uses = _s.get("uses")
-    SKILL_USES[_p] = -1 if _uses is None else int(_uses)
-    EFFECTS[2 * N + _p] = COMPILER.compile(_s.get("effect", []), _c["id"] + ":skill")
-
-if len(REQUIRED_CARDS) != 6 or len(NEUTRAL) < 8 or len(PACKS) < 4:
-    raise CatalogueError(
-        "catalogue metaversus: needs 6 required cards, >= 8 neutral types, >= 4 packs"
+    if {difficulty[p] for p in packs} != set(DIFFICULTIES):
+        raise CatalogueError("catalogue metaversus: packs must cover every difficulty")
+    return CardTable(
+        n=n,
+        index=index,
+        ids=tuple(c["id"] for c in cards),
+        names=tuple(c["name"] for c in cards),
+        kind=kind,
+        cost=tuple(int(c.get("cost", 0)) for c in cards),
+        required=required,
+        stars=stars,
+        count=count,
+        pricier=tuple(int(c.get("pricier", 0)) for c in cards),
+        required_cards=required_cards,
+        neutral=neutral,
+        packs=packs,
+        basic_deck=tuple(i for i in range(n) for _ in range(int(cards[i].get("basic", 0)))),
+        ap=tuple(ap),
+        value=tuple(value),
+        damage=tuple(damage),
+        effects=tuple(effects),
+        pack_market=pack_market,
+        pack_of=tuple(pack_of),
+        skill_kind=tuple(skill_kind),
+        skill_trigger=tuple(skill_trigger),
+        skill_may=tuple(skill_may),
+        skill_uses=tuple(skill_uses),
+        skill_phase=tuple(skill_phase),
+        skill_per_turn=tuple(skill_per_turn),
+        hp=tuple(hp),
+        max_hp=tuple(max_hp),
+        difficulty=tuple(difficulty),
     )
-if {DIFFICULTY[p] for p in PACKS} != set(DIFFICULTIES):
-    raise CatalogueError("catalogue metaversus: packs must cover every difficulty")
-
-#: every effect operation the catalogue uses
-OPS_IN_USE: frozenset[str] = frozenset(op for e in EFFECTS for op in e.ops) - {"below_line"}
 
 
-def card_number(card_id: str) -> int:
-    """The catalogue number of a card id (KeyError if unknown)."""
-    return INDEX[card_id]
+CATALOGUE = load_catalogue("engine.metaversus", "catalogue.json", SCHEMA)
+CARDS = card_table(CATALOGUE)
+
+
+def ops_in_use() -> frozenset[str]:
+    """Every effect operation the catalogue uses (the dividing line aside)."""
+    return frozenset(op for e in CARDS.effects for op in e.ops) - {"below_line"}

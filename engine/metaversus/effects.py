@@ -1,254 +1,355 @@
-"""The MetaVersus WISH effect vocabulary, registered on the core's EffectCompiler.
+"""MetaVersus WISH's vocabulary of effect operations, and the protocol through which they act.
 
-Each operation is declared in the catalogue as `{"op": name, ...params}` and compiled once
-when the catalogue loads. The subject is the frame's controller (the duelist who cast the
-effect) unless the operation names the opponent. Operations that need a choice push a
-prompt on the state's stack and resume when it is answered.
+Each operation is declared in the catalogue as `{"op": name, ...params}` and compiled once, as a
+`Step` (engine.core.effects), when the catalogue loads. The subject is the frame's controller
+(the duelist who cast the effect) unless the operation names the opponent. Operations that need
+a choice ask through the board and resume when it is answered.
 
-A card's text below its dividing line is compiled after a `below_line` step, which skips
-the rest of the effect when its condition does not hold.
+A card's text below its dividing line is compiled after a `below_line` step, which skips the
+rest of the effect when its condition does not hold.
+
+A step reads and changes the match only through `Board`, which `WishBoard` (state.py)
+implements.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar, Protocol
 
 from engine.core.effects import EffectCompiler, EffectFrame, Param, Step
-from engine.metaversus.constants import (
-    DESTINATIONS,
-    MAX_STARS,
-    MODE_DISCARD,
-    MODE_REMOVE,
-    P_GAIN,
-    P_HAND,
-)
 
-if TYPE_CHECKING:
-    from engine.metaversus.state import WishState
+#: what a choice from the hand does with the chosen card
+MODE_REMOVE, MODE_DISCARD = 0, 1
+MODE_NAMES = ("remove", "discard")
+#: where a gained card goes
+TO_PLAY, TO_HAND, TO_DISCARD, TO_DECK = 0, 1, 2, 3
+DESTINATIONS = ("play", "hand", "discard", "deck")
 
-COMPILER: EffectCompiler[WishState] = EffectCompiler("metaversus")
+
+class Board(Protocol):
+    """What a WISH effect may read and change of a match (duelists 0 and 1, card numbers)."""
+
+    def draw(self, p: int, n: int) -> None:
+        """p draws n cards (the discard pile is shuffled into a new deck when needed)."""
+
+    def add_ap(self, n: int) -> None:
+        """n more AP this turn."""
+
+    def add_gems(self, n: int) -> None:
+        """n more Gems this turn."""
+
+    def add_buys(self, n: int) -> None:
+        """n more buys this turn."""
+
+    def add_discount(self, n: int) -> None:
+        """Market cards cost n less this turn."""
+
+    def add_weapon_bonus(self, n: int) -> None:
+        """Weapons played this turn deal n more damage."""
+
+    def add_combat_damage(self, n: int) -> None:
+        """n more damage to deal at the end of this turn's Combat Phase."""
+
+    def lose_hp(self, p: int, n: int) -> None:
+        """p loses n HP (it may go below 0)."""
+
+    def heal(self, p: int, n: int) -> None:
+        """p recovers n HP, never above Max HP."""
+
+    def raise_max_hp(self, p: int, n: int) -> None:
+        """p's Max HP goes up by n."""
+
+    def gain_stars(self, p: int, n: int) -> None:
+        """p gains n Wishing Stars (any beyond the maximum disappear)."""
+
+    def gain_card(self, p: int, card_id: str, dest: int) -> None:
+        """p gains a card of the named type from the Market to `dest` (nothing if sold out)."""
+
+    def end_match(self, winner: int) -> None:
+        """The match ends now with a winner."""
+
+    def hp_of(self, p: int) -> int:
+        """p's HP."""
+
+    def stars_of(self, p: int) -> int:
+        """p's Wishing Stars."""
+
+    def hand_size(self, p: int) -> int:
+        """How many cards p holds."""
+
+    def cards_played(self) -> int:
+        """Cards the active duelist played this turn."""
+
+    def weapons_played(self) -> int:
+        """Weapon cards the active duelist played this turn."""
+
+    def ask_for_card(self, p: int, mode: int, may: bool) -> None:
+        """Ask p to choose a card of their hand to remove (MODE_REMOVE) or discard (the running
+        effect resumes with the answer, -1 if `may` and declined)."""
+
+    def take_from_hand(self, p: int, card: int, mode: int) -> None:
+        """Move a card of p's hand to their Removed Card Pile (MODE_REMOVE) or discard pile."""
+
+    def gainable(self, max_cost: int) -> bool:
+        """Whether some Market card in stock costs at most max_cost."""
+
+    def ask_to_gain(self, p: int, max_cost: int) -> None:
+        """Ask p to choose a Market slot costing at most max_cost (the effect resumes with it)."""
+
+    def take_from_market(self, p: int, slot: int, dest: int) -> None:
+        """p gains the card of a Market slot to `dest`."""
+
+
+COMPILER: EffectCompiler[Board] = EffectCompiler("metaversus")
 _N = Param("int", min=1)
 #: frame.step value that ends an effect
 _STOP = 1 << 30
-#: operations whose step may push a prompt (an effect using one runs on the stack)
+#: operations whose step may ask for a choice
 SUSPENDING_OPS = frozenset({"remove_hand", "opp_discard", "gain_upto"})
 
-Run = Callable[["WishState", EffectFrame], None]
+
+class Counted(Step[Board]):
+    """An operation with an amount n."""
+
+    __slots__ = ("n",)
+
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.n: int = p["n"]
 
 
 @COMPILER.op("draw", n=_N)
-def _draw(a: dict[str, Any]) -> Run:
-    n = a["n"]
+class Draw(Counted):
+    """Draw n cards."""
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        s.draw(f.controller, n)
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Draw."""
+        board.draw(frame.controller, self.n)
+        return True
 
 
 @COMPILER.op("ap", n=_N)
-def _ap(a: dict[str, Any]) -> Run:
-    n = a["n"]
+class Ap(Counted):
+    """n more AP."""
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        s.ap += n
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Add the AP."""
+        board.add_ap(self.n)
+        return True
 
 
 @COMPILER.op("gems", n=_N)
-def _gems(a: dict[str, Any]) -> Run:
-    n = a["n"]
+class Gems(Counted):
+    """n more Gems."""
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        s.gems += n
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Add the Gems."""
+        board.add_gems(self.n)
+        return True
 
 
 @COMPILER.op("buys", n=_N)
-def _buys(a: dict[str, Any]) -> Run:
-    n = a["n"]
+class Buys(Counted):
+    """n more buys."""
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        s.buys += n
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Add the buys."""
+        board.add_buys(self.n)
+        return True
 
 
 @COMPILER.op("discount", n=_N)
-def _discount(a: dict[str, Any]) -> Run:
-    n = a["n"]
+class Discount(Counted):
+    """Market cards cost n less this turn."""
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        s.discount += n
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Add the discount."""
+        board.add_discount(self.n)
+        return True
 
 
 @COMPILER.op("weapon_bonus", n=_N)
-def _weapon_bonus(a: dict[str, Any]) -> Run:
-    n = a["n"]
+class WeaponBonus(Counted):
+    """Weapons deal n more damage this turn."""
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        s.wbonus += n
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Add the bonus."""
+        board.add_weapon_bonus(self.n)
+        return True
 
 
 @COMPILER.op("attack", n=_N)
-def _attack(a: dict[str, Any]) -> Run:
+class Attack(Counted):
     """Add to this turn's combat damage (dealt all at once at the end of the Combat Phase)."""
-    n = a["n"]
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        s.pool += n
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Add the damage."""
+        board.add_combat_damage(self.n)
+        return True
 
 
 @COMPILER.op("damage", n=_N)
-def _damage(a: dict[str, Any]) -> Run:
+class Damage(Counted):
     """Deal damage to the opponent at once."""
-    n = a["n"]
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        s.lose_hp(1 - f.controller, n)
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Deal it."""
+        board.lose_hp(1 - frame.controller, self.n)
+        return True
 
 
 @COMPILER.op("lose_hp", n=_N)
-def _lose_hp(a: dict[str, Any]) -> Run:
-    n = a["n"]
+class LoseHp(Counted):
+    """The controller loses n HP."""
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        s.lose_hp(f.controller, n)
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Lose it."""
+        board.lose_hp(frame.controller, self.n)
+        return True
 
 
 @COMPILER.op("heal", n=_N)
-def _heal(a: dict[str, Any]) -> Run:
+class Heal(Counted):
     """Recover HP, never above Max HP."""
-    n = a["n"]
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        p = f.controller
-        s.hp[p] = min(s.maxhp[p], s.hp[p] + n)
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Heal."""
+        board.heal(frame.controller, self.n)
+        return True
 
 
 @COMPILER.op("max_hp", n=_N)
-def _max_hp(a: dict[str, Any]) -> Run:
-    n = a["n"]
+class MaxHp(Counted):
+    """The controller's Max HP goes up by n."""
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        s.maxhp[f.controller] += n
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Raise it."""
+        board.raise_max_hp(frame.controller, self.n)
+        return True
 
 
 @COMPILER.op("star", n=_N)
-def _star(a: dict[str, Any]) -> Run:
+class Star(Counted):
     """Gain Wishing Stars; any beyond 3 disappear."""
-    n = a["n"]
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        p = f.controller
-        s.stars[p] = min(MAX_STARS, s.stars[p] + n)
+    __slots__ = ()
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Gain them."""
+        board.gain_stars(frame.controller, self.n)
+        return True
 
 
 @COMPILER.op("gain", card=Param("str"), to=Param("str", default="play", choices=DESTINATIONS))
-def _gain(a: dict[str, Any]) -> Run:
+class Gain(Step[Board]):
     """Gain a card of the named type from the Market (nothing if it is not in stock)."""
-    card_id: str = a["card"]
-    dest = DESTINATIONS.index(a["to"])
-    resolved: list[int] = []
 
-    def run(s: WishState, f: EffectFrame) -> None:
-        if not resolved:
-            from engine.metaversus.cards import INDEX
+    __slots__ = ("card", "dest")
 
-            resolved.append(INDEX[card_id])
-        card = resolved[0]
-        slot = s.slot_of(card)
-        if slot >= 0:
-            s.take_from_market(f.controller, slot, dest)
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.card: str = p["card"]
+        self.dest = DESTINATIONS.index(p["to"])
 
-    return run
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Gain it."""
+        board.gain_card(frame.controller, self.card, self.dest)
+        return True
 
 
-@COMPILER.op("win")
-def _win(a: dict[str, Any]) -> Step[WishState]:
-    return _Win(lose=False)
-
-
-class _Win(Step["WishState"]):
+class EndMatch(Step[Board]):
     """The controller wins (or, for `lose`, loses) the match at once."""
 
-    __slots__ = ("lose",)
+    __slots__ = ()
 
-    def __init__(self, lose: bool) -> None:
-        super().__init__("lose" if lose else "win")
-        self.lose = lose
+    #: whether the controller loses rather than wins
+    lose: ClassVar[bool]
 
-    def run(self, state: WishState, frame: EffectFrame) -> bool:
-        state.end_match(1 - frame.controller if self.lose else frame.controller)
+    def __init__(self, p: dict[str, Any]) -> None:
+        pass
+
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """End the match."""
+        board.end_match(1 - frame.controller if self.lose else frame.controller)
         frame.step = _STOP
         return True
 
 
+@COMPILER.op("win")
+class Win(EndMatch):
+    """The controller wins the match at once."""
+
+    __slots__ = ()
+    lose = False
+
+
 @COMPILER.op("lose")
-def _lose(a: dict[str, Any]) -> Step[WishState]:
-    return _Win(lose=True)
+class Lose(EndMatch):
+    """The controller loses the match at once."""
+
+    __slots__ = ()
+    lose = True
 
 
-class _BelowLine(Step["WishState"]):
-    """The dividing line: the rest of the effect is cast only when the condition holds."""
-
-    __slots__ = ("cond", "n")
-
-    def __init__(self, cond: Callable[[WishState, int, int], bool], n: int) -> None:
-        super().__init__("below_line")
-        self.cond = cond
-        self.n = n
-
-    def run(self, state: WishState, frame: EffectFrame) -> bool:
-        if not self.cond(state, frame.controller, self.n):
-            frame.step = _STOP
-        return True
-
-
-CONDITIONS: dict[str, Callable[[WishState, int, int], bool]] = {
-    "always": lambda s, p, n: True,
-    "hp_at_most": lambda s, p, n: s.hp[p] <= n,
-    "opp_hp_at_most": lambda s, p, n: s.hp[1 - p] <= n,
-    "played_at_least": lambda s, p, n: s.played >= n,
-    "weapons_played_at_least": lambda s, p, n: s.wplayed >= n,
-    "stars_at_least": lambda s, p, n: s.stars[p] >= n,
-    "hand_at_most": lambda s, p, n: len(s.hand[p]) <= n,
+#: a below-the-line condition: (board, controller, n) -> whether it holds
+Condition = Callable[[Board, int, int], bool]
+CONDITIONS: dict[str, Condition] = {
+    "always": lambda b, p, n: True,
+    "hp_at_most": lambda b, p, n: b.hp_of(p) <= n,
+    "opp_hp_at_most": lambda b, p, n: b.hp_of(1 - p) <= n,
+    "played_at_least": lambda b, p, n: b.cards_played() >= n,
+    "weapons_played_at_least": lambda b, p, n: b.weapons_played() >= n,
+    "stars_at_least": lambda b, p, n: b.stars_of(p) >= n,
+    "hand_at_most": lambda b, p, n: b.hand_size(p) <= n,
 }
 
 
 @COMPILER.op(
     "below_line", n=Param("int", default=0), **{"if": Param("str", choices=tuple(CONDITIONS))}
 )
-def _below_line(a: dict[str, Any]) -> Step[WishState]:
-    return _BelowLine(CONDITIONS[a["if"]], a["n"])
+class BelowLine(Step[Board]):
+    """The dividing line: the rest of the effect is cast only when the condition holds."""
+
+    __slots__ = ("cond", "n")
+
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.cond = CONDITIONS[p["if"]]
+        self.n: int = p["n"]
+
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Stop the effect here unless the condition holds."""
+        if not self.cond(board, frame.controller, self.n):
+            frame.step = _STOP
+        return True
 
 
-class _ChooseFromHand(Step["WishState"]):
-    """Remove (or make the opponent discard) up to n cards, one prompt per card."""
+class ChooseFromHand(Step[Board]):
+    """Remove (or make the opponent discard) up to n cards, one choice per card."""
 
     __slots__ = ("may", "mode", "n")
 
-    def __init__(self, op: str, n: int, mode: int, may: bool) -> None:
-        super().__init__(op)
+    def __init__(self, n: int, mode: int, may: bool) -> None:
         self.n = n
         self.mode = mode
         self.may = may
@@ -256,60 +357,54 @@ class _ChooseFromHand(Step["WishState"]):
     def _chooser(self, frame: EffectFrame) -> int:
         return 1 - frame.controller if self.mode == MODE_DISCARD else frame.controller
 
-    def run(self, state: WishState, frame: EffectFrame) -> bool:
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Ask for the first card, if the chooser has any."""
         p = self._chooser(frame)
-        if not state.hand[p]:
+        if not board.hand_size(p):
             return True
         frame.value = self.n
-        state.stack.append([P_HAND, p, self.mode, int(self.may)])
+        board.ask_for_card(p, self.mode, self.may)
         return False
 
-    def resume(self, state: WishState, frame: EffectFrame, choice: int) -> bool:
+    def resume(self, board: Board, frame: EffectFrame, choice: int) -> bool:
+        """Take the chosen card; ask for the next while some are left to choose."""
         if choice < 0:
             return True
         p = self._chooser(frame)
-        hand = state.hand[p]
-        hand.remove(choice)
-        (state.removed if self.mode == MODE_REMOVE else state.disc)[p].append(choice)
+        board.take_from_hand(p, choice, self.mode)
         frame.value -= 1
-        if frame.value > 0 and hand:
-            state.stack.append([P_HAND, p, self.mode, int(self.may)])
+        if frame.value > 0 and board.hand_size(p):
+            board.ask_for_card(p, self.mode, self.may)
             return False
         return True
 
 
 @COMPILER.op("remove_hand", n=_N, may=Param("bool", default=False))
-def _remove_hand(a: dict[str, Any]) -> Step[WishState]:
+def _remove_hand(p: dict[str, Any]) -> Step[Board]:
     """Remove cards from your hand to your Removed Card Pile."""
-    return _ChooseFromHand("remove_hand", a["n"], MODE_REMOVE, a["may"])
+    return ChooseFromHand(p["n"], MODE_REMOVE, p["may"])
 
 
 @COMPILER.op("opp_discard", n=_N)
-def _opp_discard(a: dict[str, Any]) -> Step[WishState]:
+def _opp_discard(p: dict[str, Any]) -> Step[Board]:
     """The opponent discards cards of their choice from their hand."""
-    return _ChooseFromHand("opp_discard", a["n"], MODE_DISCARD, False)
-
-
-class _GainUpTo(Step["WishState"]):
-    """Gain a Market card costing at most n (to the Play Area); skipped if none qualifies."""
-
-    __slots__ = ("n",)
-
-    def __init__(self, n: int) -> None:
-        super().__init__("gain_upto")
-        self.n = n
-
-    def run(self, state: WishState, frame: EffectFrame) -> bool:
-        if not state.gainable(self.n):
-            return True
-        state.stack.append([P_GAIN, frame.controller, self.n])
-        return False
-
-    def resume(self, state: WishState, frame: EffectFrame, choice: int) -> bool:
-        state.take_from_market(frame.controller, choice, 0)
-        return True
+    return ChooseFromHand(p["n"], MODE_DISCARD, False)
 
 
 @COMPILER.op("gain_upto", n=_N)
-def _gain_upto(a: dict[str, Any]) -> Step[WishState]:
-    return _GainUpTo(a["n"])
+class GainUpTo(Counted):
+    """Gain a Market card costing at most n (to the Play Area); skipped if none qualifies."""
+
+    __slots__ = ()
+
+    def run(self, board: Board, frame: EffectFrame) -> bool:
+        """Ask for a slot, if one qualifies."""
+        if not board.gainable(self.n):
+            return True
+        board.ask_to_gain(frame.controller, self.n)
+        return False
+
+    def resume(self, board: Board, frame: EffectFrame, choice: int) -> bool:
+        """Gain the chosen card."""
+        board.take_from_market(frame.controller, choice, TO_PLAY)
+        return True

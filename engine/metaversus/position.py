@@ -1,4 +1,4 @@
-"""Scenario support: build a state from a position, and a flat view for expectations.
+"""WISH scenario positions, and the flat view scenarios expect.
 
 Position format (all keys optional except where noted; card ids as in the catalogue)::
 
@@ -26,8 +26,10 @@ from typing import Any
 
 from engine.core.game import Deck
 from engine.core.state import GameState
-from engine.metaversus import cards as C
-from engine.metaversus.constants import (
+from engine.metaversus.cards import CARDS, MARKET_PICKS, PACK, STOCK_COPIES
+from engine.metaversus.encoding import WishState
+from engine.metaversus.setup import new_match
+from engine.metaversus.state import (
     PHASE_NAMES,
     PROMPT_NAMES,
     SOURCE_NAMES,
@@ -35,14 +37,12 @@ from engine.metaversus.constants import (
     SRC_P1,
     SRC_REQUIRED,
 )
-from engine.metaversus.setup import new_match
-from engine.metaversus.state import WishState
 
 
 def _card(cid: Any) -> int:
-    if not isinstance(cid, str) or cid not in C.INDEX:
+    if not isinstance(cid, str) or cid not in CARDS.index:
         raise ValueError(f"unknown card {cid!r}")
-    return C.INDEX[cid]
+    return CARDS.index[cid]
 
 
 def _cards(ids: Any) -> list[int]:
@@ -59,7 +59,7 @@ def from_position(pos: Mapping[str, Any]) -> WishState:
         return new_match(decks, int(nm.get("seed", 0)), nm.get("options", {}))
     s = WishState(int(pos.get("seed", 0)))
     chars = [_card(c) for c in pos["characters"]]
-    if len(chars) != 2 or any(C.KIND[k] != C.PACK for k in chars):
+    if len(chars) != 2 or any(CARDS.kind[k] != PACK for k in chars):
         raise ValueError("characters: two character pack ids")
     s.char = chars
     s.first = int(pos.get("first", 0))
@@ -85,10 +85,10 @@ def from_position(pos: Mapping[str, Any]) -> WishState:
         raise ValueError("players: two objects")
     for p, pl in enumerate(players):
         k = chars[p]
-        s.hp[p] = int(pl.get("hp", C.HP[k]))
-        s.maxhp[p] = int(pl.get("max_hp", C.MAX_HP[k]))
+        s.hp[p] = int(pl.get("hp", CARDS.hp[k]))
+        s.maxhp[p] = int(pl.get("max_hp", CARDS.max_hp[k]))
         s.stars[p] = int(pl.get("stars", 0))
-        s.uses[p] = int(pl.get("skill_uses", C.SKILL_USES[k]))
+        s.uses[p] = int(pl.get("skill_uses", CARDS.skill_uses[k]))
         s.hand[p] = _cards(pl.get("hand", []))
         s.deck[p] = _cards(pl.get("deck", []))[::-1]
         s.disc[p] = _cards(pl.get("discard", []))
@@ -97,7 +97,7 @@ def from_position(pos: Mapping[str, Any]) -> WishState:
         if "pile" in pl:
             s.pile[p] = _cards(pl["pile"])[::-1]
         else:
-            s.pile[p] = list(C.PACK_MARKET[k][C.MARKET_PICKS :])[::-1]
+            s.pile[p] = list(CARDS.pack_market[k][MARKET_PICKS:])[::-1]
     if "market" in pos:
         for entry in pos["market"]:
             cid, stock, src = entry
@@ -105,23 +105,23 @@ def from_position(pos: Mapping[str, Any]) -> WishState:
             s.m_stock.append(int(stock))
             s.m_src.append(SOURCE_NAMES.index(src))
     else:
-        for c in C.REQUIRED_CARDS:
+        for c in CARDS.required_cards:
             s.m_card.append(c)
-            s.m_stock.append(C.COUNT[c])
+            s.m_stock.append(CARDS.count[c])
             s.m_src.append(SRC_REQUIRED)
-        for c in C.NEUTRAL[:2]:
+        for c in CARDS.neutral[:2]:
             s.m_card.append(c)
-            s.m_stock.append(C.STOCK_COPIES)
+            s.m_stock.append(STOCK_COPIES)
             s.m_src.append(SRC_NEUTRAL)
         for p in (0, 1):
-            for c in C.PACK_MARKET[chars[p]][: C.MARKET_PICKS]:
+            for c in CARDS.pack_market[chars[p]][:MARKET_PICKS]:
                 s.m_card.append(c)
-                s.m_stock.append(C.STOCK_COPIES)
+                s.m_stock.append(STOCK_COPIES)
                 s.m_src.append(SRC_P1 + p)
     if "neutral_pile" in pos:
         s.neutral = _cards(pos["neutral_pile"])[::-1]
     elif "market" not in pos:
-        s.neutral = list(C.NEUTRAL[2:])[::-1]
+        s.neutral = list(CARDS.neutral[2:])[::-1]
     return s
 
 
@@ -129,7 +129,7 @@ def scenario_view(state: GameState) -> dict[str, Any]:
     """A flat JSON view for expectations (hands sorted; decks and piles top card first)."""
     assert isinstance(state, WishState)
     s = state
-    ids = C.IDS
+    ids = CARDS.ids
 
     def names(cards: list[int]) -> list[str]:
         return [ids[c] for c in cards]
@@ -188,24 +188,5 @@ def total_cards(s: WishState) -> int:
     """Cards in every zone, the Market stock and 6 per unrevealed pile type (conserved)."""
     n = sum(len(z[p]) for z in (s.hand, s.deck, s.disc, s.play, s.removed) for p in (0, 1))
     n += sum(s.m_stock)
-    n += C.STOCK_COPIES * (len(s.neutral) + len(s.pile[0]) + len(s.pile[1]))
+    n += STOCK_COPIES * (len(s.neutral) + len(s.pile[0]) + len(s.pile[1]))
     return n
-
-
-def heuristic(state: GameState, player: int) -> float:
-    """Greedy-bot score: HP lead, the cards owned, Wishing Stars, and this turn's resources.
-
-    Reads only what `player` may see: public values (HP, stars, this turn's AP, Gems, buys and
-    damage) and its own cards. "Owned" sums the costs of the player's own hand, deck, discard
-    and play area: a total the player knows (every card it gained was gained in the open) and
-    that does not depend on the order of its deck. Nothing of the opponent's cards is read.
-    """
-    assert isinstance(state, WishState)
-    s = state
-    opp = 1 - player
-    cost = C.COST
-    owned = sum(cost[c] for z in (s.hand, s.deck, s.disc, s.play) for c in z[player])
-    score = 2.0 * (s.hp[player] - s.hp[opp]) + 0.6 * owned + 0.3 * s.stars[player]
-    if s.active == player and not s.over:
-        score += 2.0 * s.pool + 0.5 * (s.gems + s.ap) + 0.2 * (s.buys + len(s.hand[player]))
-    return score

@@ -23,10 +23,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.core.errors import DeckRejected, Violation
-from engine.core.game import Deck, plain_deck, same_deck, same_options
-from engine.metaversus import cards as C
-from engine.metaversus.constants import P_BAN, SELECTIONS, SRC_NEUTRAL, SRC_REQUIRED
-from engine.metaversus.state import WishState
+from engine.core.game import Deck
+from engine.core.legal_decks import LastLegalDecks
+from engine.metaversus.cards import CARDS, DIFFICULTIES, PACK, STOCK_COPIES
+from engine.metaversus.encoding import WishState
+from engine.metaversus.state import P_BAN, SRC_NEUTRAL, SRC_REQUIRED
+
+#: character selection variants (match option "selection")
+SELECTIONS = ("basic", "difficulty", "random", "free")
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "selection": "basic",
@@ -53,10 +57,10 @@ def check_options(options: Mapping[str, Any]) -> list[Violation]:
             )
         )
     diff = options.get("difficulty")
-    if sel == "difficulty" and diff not in C.DIFFICULTIES:
+    if sel == "difficulty" and diff not in DIFFICULTIES:
         out.append(
             Violation(
-                "metaversus.options.difficulty", f"difficulty must be one of {list(C.DIFFICULTIES)}"
+                "metaversus.options.difficulty", f"difficulty must be one of {list(DIFFICULTIES)}"
             )
         )
     fm = options.get("first_match")
@@ -75,8 +79,8 @@ def check_deck(deck: Deck, options: Mapping[str, Any]) -> list[Violation]:
     diff = options.get("difficulty")
     packs = 0
     for cid, n in sorted(deck.items()):
-        k = C.INDEX.get(cid, -1)
-        if k < 0 or C.KIND[k] != C.PACK:
+        k = CARDS.index.get(cid, -1)
+        if k < 0 or CARDS.kind[k] != PACK:
             out.append(
                 Violation("metaversus.deck.unknown-pack", f"{cid!r} is not a character pack", cid)
             )
@@ -86,10 +90,12 @@ def check_deck(deck: Deck, options: Mapping[str, Any]) -> list[Violation]:
             out.append(
                 Violation("metaversus.deck.copies", f"bring each character pack once, not {n}", cid)
             )
-        if sel == "difficulty" and diff in C.DIFFICULTIES and C.DIFFICULTY[k] != diff:
+        if sel == "difficulty" and diff in DIFFICULTIES and CARDS.difficulty[k] != diff:
             out.append(
                 Violation(
-                    "metaversus.deck.difficulty", f"{cid!r} is {C.DIFFICULTY[k]}, not {diff}", cid
+                    "metaversus.deck.difficulty",
+                    f"{cid!r} is {CARDS.difficulty[k]}, not {diff}",
+                    cid,
                 )
             )
     lo, hi = _PACK_COUNTS.get(sel, (1, 5))
@@ -105,48 +111,43 @@ def check_deck(deck: Deck, options: Mapping[str, Any]) -> list[Violation]:
 
 def required_tokens(deck: Deck) -> dict[str, int]:
     """The tokens a player must own: one of each character pack brought."""
-    return {cid: 1 for cid in sorted(deck) if cid in C.INDEX and C.KIND[C.INDEX[cid]] == C.PACK}
+    return {
+        cid: 1
+        for cid in sorted(deck)
+        if cid in CARDS.index and CARDS.kind[CARDS.index[cid]] == PACK
+    }
 
 
 def _packs(deck: Deck) -> list[int]:
-    return sorted(C.INDEX[cid] for cid in deck)
+    return sorted(CARDS.index[cid] for cid in deck)
 
 
-#: [deck 0, deck 1, options] of the last match started with legal decks (copies, compared by
-#: value: replays and benchmarks start many matches with the same decks)
-_LAST_LEGAL: list[dict[str, Any]] = []
+_LAST_LEGAL: LastLegalDecks[bool] = LastLegalDecks()
 
 
 def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -> WishState:
     """Set up a match up to the first decision (setup steps #1-#2 of the guide)."""
     opts = {**DEFAULT_OPTIONS, **options}
-    last = _LAST_LEGAL
-    if not (
-        last
-        and same_deck(decks[0], last[0])
-        and same_deck(decks[1], last[1])
-        and same_options(opts, last[2])
-    ):
+    if _LAST_LEGAL.get(decks, opts) is None:
         violations = [v for d in decks for v in check_deck(d, opts)]
         if violations:
             raise DeckRejected(list(dict.fromkeys(violations)))
-        if plain_deck(decks[0]) and plain_deck(decks[1]):
-            _LAST_LEGAL[:] = [dict(decks[0]), dict(decks[1]), dict(opts)]
+        _LAST_LEGAL.put(decks, opts, True)
     s = WishState(seed)
     rng = s.rng
     s.max_rounds = int(opts["max_rounds"])
     fm = opts["first_match"]
     s.first = -1 if fm is None else 1 - int(fm)
     # 1. Required market cards, then the neutral pile shuffled with 2 types revealed.
-    for c in C.REQUIRED_CARDS:
+    for c in CARDS.required_cards:
         s.m_card.append(c)
-        s.m_stock.append(C.COUNT[c])
+        s.m_stock.append(CARDS.count[c])
         s.m_src.append(SRC_REQUIRED)
-    neutral = list(C.NEUTRAL)
+    neutral = list(CARDS.neutral)
     rng.shuffle(neutral)
     for _ in range(2):
         s.m_card.append(neutral.pop())
-        s.m_stock.append(C.STOCK_COPIES)
+        s.m_stock.append(STOCK_COPIES)
         s.m_src.append(SRC_NEUTRAL)
     s.neutral = neutral
     # 2. Character selection.

@@ -1,102 +1,63 @@
-"""The MetaVersus WISH match state and its rules: setup choices, the turn, the Market, the end.
+"""The MetaVersus WISH match state: setup choices, the turn, the Market, the end of the match.
 
 Cards and packs are catalogue numbers (see `cards.py`). Zones are lists of ints; a draw deck's
 top card is the end of its list. Every pending decision is an entry on `stack`: a prompt list
-`[kind, player, *args]` (see `constants.py`) or a running effect (`EffectFrame`) waiting under
-the prompt one of its steps pushed. With an empty stack the active duelist acts in the current
-phase (Wish, Action, Buy, Combat; the Discard Phase runs by itself at the end of a turn).
+`[kind, player, *args]` or a running effect (`EffectFrame`) waiting under the prompt one of its
+steps pushed. With an empty stack the active duelist acts in the current phase (Wish, Action,
+Buy, Combat; the Discard Phase runs by itself at the end of a turn).
+
+`WishBoard` holds the data, what happens to it (it is the `Board` of effects.py) and the flow
+of setup and of a turn; moves.py adds the actions a player takes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, ClassVar, Self
 
-from engine.core.actions import Action
-from engine.core.effects import EffectFrame, FunctionStep, resume_effect, run_effect
-from engine.core.errors import IllegalAction, ReplayRejected
+from engine.core.effects import EffectFrame, resume_effect, run_effect
+from engine.core.errors import IllegalAction
 from engine.core.prng import Prng
-from engine.core.state import TERMINAL, GameState, pack_ints, pack_prng
-from engine.metaversus import cards as C
-from engine.metaversus.constants import (
-    ACTION,
-    BUY,
-    COMBAT,
-    HAND_SIZE,
-    MAX_STARS,
-    MODE_NAMES,
-    OVER,
-    P_BAN,
-    P_CHOOSE,
-    P_GAIN,
-    P_HAND,
-    P_PICK,
-    P_SKILL,
-    PHASE_NAMES,
-    PROMPT_NAMES,
-    SETUP,
-    SOURCE_NAMES,
-    SRC_NEUTRAL,
-    SRC_P1,
-    SRC_REQUIRED,
-    TO_DECK,
-    TO_DISCARD,
-    TO_HAND,
-    WISH,
-)
-from engine.metaversus.effects import SUSPENDING_OPS
+from engine.core.state import TERMINAL, GameState
+from engine.metaversus.cards import CARDS, MARKET_PICKS, STOCK_COPIES, TRIGGER_TURN_START
+from engine.metaversus.effects import MODE_REMOVE, TO_DECK, TO_DISCARD, TO_HAND
 
-_KIND = C.KIND
-_AP = C.AP
-_STARS = C.STARS
-_REQUIRED = C.REQUIRED
-_COST = C.COST
-_PRICIER = C.PRICIER
-_EFFECTS = C.EFFECTS
-_SKILL_BASE = 2 * C.N
-_TRIGGER = C.SKILL_TRIGGER
-#: effects with a step that may push a prompt (they run on the stack)
-_SUSPENDS = [any(op in SUSPENDING_OPS for op in e.ops) for e in _EFFECTS]
+#: phases of a match (SETUP while packs and market cards are being chosen)
+SETUP, WISH, ACTION, BUY, COMBAT, OVER = 0, 1, 2, 3, 4, 5
+PHASE_NAMES = ("setup", "wish", "action", "buy", "combat", "over")
+
+#: prompt kinds on the decision stack: [kind, player, *args]
+P_BAN = 0  # [P_BAN, player]: ban one character pack from your hand, or not
+P_CHOOSE = 1  # [P_CHOOSE, player]: choose your character from your hand
+P_PICK = 2  # [P_PICK, player, left]: choose a card type of your pack for the Market
+P_HAND = 3  # [P_HAND, player, mode, may]: choose a card in your hand (an effect asks)
+P_GAIN = 4  # [P_GAIN, player, max_cost]: choose a Market card to gain
+P_SKILL = 5  # [P_SKILL, player]: cast a "may" passive skill that was triggered, or not
+PROMPT_NAMES = ("ban", "choose", "pick", "hand", "gain", "skill")
+
+#: the pile a Market slot restocks from
+SRC_REQUIRED, SRC_NEUTRAL, SRC_P1, SRC_P2 = 0, 1, 2, 3
+SOURCE_NAMES = ("required", "neutral", "p1", "p2")
+
+MAX_STARS = 3
+HAND_SIZE = 5
+
+_EFFECTS = CARDS.effects
+_SKILL_BASE = 2 * CARDS.n
+_TRIGGER = CARDS.skill_trigger
+_COST = CARDS.cost
+_PRICIER = CARDS.pricier
 # zones hold card (and pack) numbers; `hash_bytes` writes each as one byte
-assert C.N <= 256
-#: effects made only of plain function steps: their functions, called in order (no frame
-#: bookkeeping needed: such a step never suspends, stops the effect or reads `frame.step`)
-_PLAIN = [
-    tuple(st.fn for st in e.steps if isinstance(st, FunctionStep))
-    if all(type(st) is FunctionStep for st in e.steps)
-    else None
-    for e in _EFFECTS
-]
-
-# Prebuilt actions (legal_actions is on the hot path of every bot and benchmark).
-A_WISH = Action("wish")
-A_NEXT = Action("next")
-A_SKILL = Action("skill")
-A_DECLINE = Action("decline")
-A_NOBAN = Action("noban")
-_PLAY = [(Action("play", (c, 0)), Action("play", (c, 1))) for c in range(C.N)]
-_SELECT = [Action("select", (c,)) for c in range(C.N)]
-_BUY = [Action("buy", (s,)) for s in range(64)]
-_GAIN = [Action("gain", (s,)) for s in range(64)]
-_PHASE_OF_KIND = (BUY, COMBAT, ACTION)
-_KIND_WORD = ("currency", "weapon", "action")
+assert CARDS.n <= 256
 
 
-def _hex(cards: list[int]) -> str:
-    """A zone as a hex string, one byte per card number (compact and fast to hash)."""
-    return bytes(cards).hex()
-
-
-def _unhex(text: str) -> list[int]:
-    return list(bytes.fromhex(text))
-
-
-def _illegal(rule: str, message: str) -> IllegalAction:
+def illegal(rule: str, message: str) -> IllegalAction:
+    """An IllegalAction naming a WISH rule (`metaversus.<rule>`)."""
     return IllegalAction("metaversus." + rule, message)
 
 
-class WishState(GameState):
-    """A MetaVersus WISH match in progress (players 0 = P1 and 1 = P2)."""
+class WishBoard(GameState):
+    """A WISH match's data, what happens to it, and the flow of setup and turns (players 0 =
+    P1 and 1 = P2)."""
 
     game: ClassVar[str] = "metaversus"
 
@@ -229,274 +190,51 @@ class WishState(GameState):
             return int(top[1])
         return self.active
 
-    @property
-    def is_over(self) -> bool:
-        """Whether the match has ended."""
-        return self.over
+    def clone(self) -> Self:
+        """An independent copy (lists copied, no deepcopy)."""
+        s = self.__class__.__new__(self.__class__)
+        s.rng = self.rng.clone()
+        s.phase = self.phase
+        s.active = self.active
+        s.first = self.first
+        s.turn = self.turn
+        s.max_rounds = self.max_rounds
+        s.ap = self.ap
+        s.gems = self.gems
+        s.buys = self.buys
+        s.bought = self.bought
+        s.pool = self.pool
+        s.wbonus = self.wbonus
+        s.discount = self.discount
+        s.played = self.played
+        s.wplayed = self.wplayed
+        s.skill_turn = self.skill_turn
+        s.hp = self.hp[:]
+        s.maxhp = self.maxhp[:]
+        s.stars = self.stars[:]
+        s.uses = self.uses[:]
+        s.char = self.char[:]
+        s.hand = [self.hand[0][:], self.hand[1][:]]
+        s.deck = [self.deck[0][:], self.deck[1][:]]
+        s.disc = [self.disc[0][:], self.disc[1][:]]
+        s.play = [self.play[0][:], self.play[1][:]]
+        s.removed = [self.removed[0][:], self.removed[1][:]]
+        s.pile = [self.pile[0][:], self.pile[1][:]]
+        s.neutral = self.neutral[:]
+        s.m_card = self.m_card[:]
+        s.m_stock = self.m_stock[:]
+        s.m_src = self.m_src[:]
+        s.stack = [e.clone() if isinstance(e, EffectFrame) else e[:] for e in self.stack]
+        s.zero = self.zero
+        s.over = self.over
+        s.win = self.win
+        s.sel = [self.sel[0][:], self.sel[1][:]]
+        s.bans = self.bans[:]
+        s.chosen = self.chosen[:]
+        s.picks = [self.picks[0][:], self.picks[1][:]]
+        return s
 
-    @property
-    def winner(self) -> int | None:
-        """The winner once over (the game has no draws)."""
-        return self.win if self.over else None
-
-    def legal_actions(self) -> list[Action]:
-        """Every legal action, in a deterministic order."""
-        if self.over:
-            return []
-        if self.stack:
-            return self._prompt_actions(self.stack[-1])
-        p = self.active
-        ph = self.phase
-        out: list[Action]
-        if ph == WISH:
-            out = [A_WISH]
-        elif ph == ACTION:
-            out = []
-            ap = self.ap
-            stars = self.stars[p]
-            for c in sorted(set(self.hand[p])):
-                if _KIND[c] == 2:
-                    if _AP[2 * c] <= ap:
-                        out.append(_PLAY[c][0])
-                    if stars and _STARS[c] and stars >= _STARS[c] and _AP[2 * c + 1] <= ap:
-                        out.append(_PLAY[c][1])
-        elif ph == BUY:
-            out = []
-            if not self.bought:
-                stars = self.stars[p]
-                for c in sorted(set(self.hand[p])):
-                    if _KIND[c] == 0:
-                        out.append(_PLAY[c][0])
-                        if stars and _STARS[c] and stars >= _STARS[c]:
-                            out.append(_PLAY[c][1])
-            if self.buys:
-                gems = self.gems
-                stock = self.m_stock
-                for s in range(len(stock)):
-                    if stock[s] and self.price(s) <= gems:
-                        out.append(_BUY[s])
-        else:  # COMBAT
-            out = []
-            stars = self.stars[p]
-            for c in sorted(set(self.hand[p])):
-                if _KIND[c] == 1:
-                    out.append(_PLAY[c][0])
-                    if stars and _STARS[c] and stars >= _STARS[c]:
-                        out.append(_PLAY[c][1])
-        if self._skill_problem(p) is None:
-            out.append(A_SKILL)
-        out.append(A_NEXT)
-        return out
-
-    def _prompt_actions(self, top: list[int]) -> list[Action]:
-        kind, p = top[0], top[1]
-        if kind == P_HAND:
-            out = [_SELECT[c] for c in sorted(set(self.hand[p]))]
-            if top[3]:
-                out.append(A_DECLINE)
-            return out
-        if kind == P_GAIN:
-            return [_GAIN[s] for s in range(len(self.m_card)) if self._gain_ok(s, top[2])]
-        if kind == P_SKILL:
-            return [A_SKILL, A_DECLINE]
-        if kind == P_BAN:
-            hand = self.sel[p]
-            out = [Action("ban", (k,)) for k in sorted(set(hand)) if any(x != k for x in hand)]
-            out.append(A_NOBAN)
-            return out
-        if kind == P_CHOOSE:
-            return [Action("choose", (k,)) for k in sorted(set(self.sel[p]))]
-        # P_PICK
-        taken = self.picks[p]
-        return [Action("pick", (c,)) for c in C.PACK_MARKET[self.char[p]] if c not in taken]
-
-    def apply(self, action: Action) -> None:
-        """Apply one action; IllegalAction names the rule it breaks (the state is unchanged)."""
-        if self.over:
-            raise _illegal("match.over", "the match is over")
-        kind = action.kind
-        args = action.args
-        if self.stack:
-            self._answer(self.stack[-1], kind, args)
-            return
-        if kind == "next":
-            ph = self.phase
-            if ph == WISH:
-                self.phase = ACTION
-                self.ap += 1
-            elif ph == ACTION:
-                self.phase = BUY
-            elif ph == BUY:
-                self.phase = COMBAT
-            else:
-                if self.pool:
-                    self.lose_hp(1 - self.active, self.pool)
-                self._end_turn()
-            return
-        p = self.active
-        if kind == "play":
-            if len(args) != 2 or args[1] not in (0, 1):
-                raise _illegal("action.malformed", "play takes (card, plus 0/1)")
-            self._play(p, args[0], args[1])
-        elif kind == "wish":
-            if self.phase != WISH:
-                raise _illegal("wish.phase", "a Wishing Star is taken only in the Wish Phase")
-            self.stars[p] = min(MAX_STARS, self.stars[p] + 1)
-            self._end_turn()
-        elif kind == "buy":
-            if len(args) != 1:
-                raise _illegal("action.malformed", "buy takes (slot)")
-            self._buy(p, args[0])
-        elif kind == "skill":
-            problem = self._skill_problem(p)
-            if problem is not None:
-                raise _illegal(problem[0], problem[1])
-            self.skill_turn = 1
-            self._cast_skill(p)
-        else:
-            raise _illegal(
-                "action.unknown",
-                f"{kind!r} is not an action of the {PHASE_NAMES[self.phase]} phase",
-            )
-
-    def apply_actions(self, actions: Sequence[Sequence[Any]], start: int, stop: int) -> None:
-        """Replay's loop: `apply` for each of `actions[start:stop]` (transcript form).
-
-        The same checks in the same order as `apply` (a test holds them equal), without
-        building an `Action` per step: an answer to a prompt goes to `_answer`, and "next",
-        "play", "wish" and "buy" (over 90% of a match) run inline; anything else goes through
-        `apply`. ReplayRejected names the index of an illegal action.
-        """
-        apply = self.apply
-        new_action = tuple.__new__
-        for i, raw in enumerate(actions[start:stop], start):
-            try:
-                if self.over:
-                    raise _illegal("match.over", "the match is over")
-                if self.stack:
-                    self._answer(self.stack[-1], raw[0], tuple(raw[1:]))
-                    continue
-                kind = raw[0]
-                if kind == "next":
-                    ph = self.phase
-                    if ph == WISH:
-                        self.phase = ACTION
-                        self.ap += 1
-                    elif ph == ACTION:
-                        self.phase = BUY
-                    elif ph == BUY:
-                        self.phase = COMBAT
-                    else:
-                        if self.pool:
-                            self.lose_hp(1 - self.active, self.pool)
-                        self._end_turn()
-                elif kind == "play":
-                    if len(raw) != 3 or raw[2] not in (0, 1):
-                        raise _illegal("action.malformed", "play takes (card, plus 0/1)")
-                    self._play(self.active, raw[1], raw[2])
-                elif kind == "wish":
-                    if self.phase != WISH:
-                        raise _illegal(
-                            "wish.phase", "a Wishing Star is taken only in the Wish Phase"
-                        )
-                    p = self.active
-                    self.stars[p] = min(MAX_STARS, self.stars[p] + 1)
-                    self._end_turn()
-                elif kind == "buy":
-                    if len(raw) != 2:
-                        raise _illegal("action.malformed", "buy takes (slot)")
-                    self._buy(self.active, raw[1])
-                else:
-                    apply(new_action(Action, (kind, tuple(raw[1:]))))
-            except IllegalAction as exc:
-                raise ReplayRejected(i, exc.rule, f"{list(raw)!r}: {exc.message}") from exc
-
-    def label(self, action: Action) -> str:
-        """A readable description of an action."""
-        k, a = action.kind, action.args
-        if k == "play" and len(a) == 2 and 0 <= a[0] < C.N:
-            return f"play {C.NAMES[a[0]]}{'+' if a[1] else ''}"
-        if k in ("buy", "gain") and a and 0 <= a[0] < len(self.m_card) and self.m_card[a[0]] >= 0:
-            return f"{k} {C.NAMES[self.m_card[a[0]]]} (slot {a[0]}, {self.price(a[0])} Gems)"
-        if k in ("select", "ban", "choose", "pick") and a and 0 <= a[0] < C.N:
-            return f"{k} {C.NAMES[a[0]]}"
-        if k == "next":
-            return f"end the {PHASE_NAMES[self.phase]} phase"
-        if k == "wish":
-            return "take a Wishing Star (skip to the Discard Phase)"
-        if k == "skill":
-            return "cast the character's skill"
-        return " ".join([k, *map(str, a)])
-
-    # ------------------------------------------------------------------ setup answers
-
-    def _answer(self, top: list[int], kind: str, args: tuple[int, ...]) -> None:
-        pk, p = top[0], top[1]
-        arg = args[0] if len(args) == 1 else -1
-        if pk == P_HAND:
-            if kind == "decline" and not args:
-                if not top[3]:
-                    raise _illegal("effect.must-choose", "this instruction must be followed")
-                self._resume(-1)
-            elif kind == "select" and len(args) == 1:
-                if arg not in self.hand[p]:
-                    raise _illegal("effect.not-in-hand", "choose a card from your hand")
-                self._resume(arg)
-            else:
-                raise _illegal(
-                    "prompt.pending", f"answer the {MODE_NAMES[top[2]]} prompt with select/decline"
-                )
-        elif pk == P_GAIN:
-            if kind != "gain" or len(args) != 1:
-                raise _illegal("prompt.pending", "answer the gain prompt with gain(slot)")
-            if not self._gain_ok(arg, top[2]):
-                raise _illegal(
-                    "effect.gain-cost", f"gain a Market card in stock costing at most {top[2]}"
-                )
-            self._resume(arg)
-        elif pk == P_SKILL:
-            if args or kind not in ("skill", "decline"):
-                raise _illegal("prompt.pending", "answer with skill (cast it) or decline")
-            self.stack.pop()
-            if kind == "skill":
-                self._cast_skill(p)
-        elif pk == P_BAN:
-            hand = self.sel[p]
-            if kind == "noban" and not args:
-                self.bans[p] = -1
-            elif kind == "ban" and len(args) == 1:
-                if arg not in hand:
-                    raise _illegal("select.not-in-hand", "ban a character card from your hand")
-                if all(x == arg for x in hand):
-                    raise _illegal("select.ban-empties-hand", "you must keep a character to pass")
-                self.bans[p] = arg
-            else:
-                raise _illegal("prompt.pending", "answer with ban(pack) or noban")
-            self.stack.pop()
-            if not self.stack:
-                self._after_bans()
-        elif pk == P_CHOOSE:
-            if kind != "choose" or len(args) != 1:
-                raise _illegal("prompt.pending", "answer with choose(pack)")
-            if arg not in self.sel[p]:
-                raise _illegal("select.not-in-hand", "choose a character card from your hand")
-            self.chosen[p] = arg
-            self.stack.pop()
-            if not self.stack:
-                self._after_choices()
-        else:  # P_PICK
-            if kind != "pick" or len(args) != 1:
-                raise _illegal("prompt.pending", "answer with pick(card)")
-            if arg not in C.PACK_MARKET[self.char[p]]:
-                raise _illegal("market.not-in-pack", "pick a market card type of your own pack")
-            if arg in self.picks[p]:
-                raise _illegal("market.picked-twice", "each market card type is picked once")
-            self.picks[p].append(arg)
-            self.stack.pop()
-            if top[2] > 1:
-                self.stack.append([P_PICK, p, top[2] - 1])
-            elif not self.stack:
-                self._finish_setup()
+    # ------------------------------------------------------------------ setup
 
     def _after_bans(self) -> None:
         for p in (0, 1):
@@ -513,7 +251,7 @@ class WishState(GameState):
     def start_picks(self, pack0: int, pack1: int) -> None:
         """Both characters are known: each duelist picks 4 market card types of their pack."""
         self.char = [pack0, pack1]
-        self.stack = [[P_PICK, 1, C.MARKET_PICKS], [P_PICK, 0, C.MARKET_PICKS]]
+        self.stack = [[P_PICK, 1, MARKET_PICKS], [P_PICK, 0, MARKET_PICKS]]
 
     def _finish_setup(self) -> None:
         rng = self.rng
@@ -521,19 +259,19 @@ class WishState(GameState):
             pack = self.char[p]
             for c in self.picks[p]:
                 self.m_card.append(c)
-                self.m_stock.append(C.STOCK_COPIES)
+                self.m_stock.append(STOCK_COPIES)
                 self.m_src.append(SRC_P1 + p)
-            rest = [c for c in C.PACK_MARKET[pack] if c not in self.picks[p]]
+            rest = [c for c in CARDS.pack_market[pack] if c not in self.picks[p]]
             rng.shuffle(rest)
             self.pile[p] = rest
-            self.hp[p] = C.HP[pack]
-            self.maxhp[p] = C.MAX_HP[pack]
-            self.uses[p] = C.SKILL_USES[pack]
+            self.hp[p] = CARDS.hp[pack]
+            self.maxhp[p] = CARDS.max_hp[pack]
+            self.uses[p] = CARDS.skill_uses[pack]
         self.picks = [[], []]
         if self.first < 0:  # no first-match rule: roll the First Player Die
             self.first = rng.below(2)
         for p in (0, 1):
-            deck = list(C.BASIC_DECK)
+            deck = list(CARDS.basic_deck)
             rng.shuffle(deck)
             self.deck[p] = deck
             self.draw(p, HAND_SIZE)
@@ -549,14 +287,14 @@ class WishState(GameState):
         self.buys = 1
         self.pool = self.wbonus = self.discount = self.played = self.wplayed = 0
         self.skill_turn = 0
-        if _TRIGGER[self.char[self.active]] == C.TRIGGER_TURN_START:
-            self._trigger(self.active, C.TRIGGER_TURN_START)
+        if _TRIGGER[self.char[self.active]] == TRIGGER_TURN_START:
+            self._trigger(self.active, TRIGGER_TURN_START)
 
     def _trigger(self, p: int, trigger: int) -> None:
         pack = self.char[p]
-        if C.SKILL_TRIGGER[pack] != trigger or self.uses[p] == 0:
+        if _TRIGGER[pack] != trigger or self.uses[p] == 0:
             return
-        if C.SKILL_MAY[pack]:
+        if CARDS.skill_may[pack]:
             self.stack.append([P_SKILL, p])
         else:
             self._cast_skill(p)
@@ -567,47 +305,22 @@ class WishState(GameState):
         pack = self.char[p]
         self._run(_SKILL_BASE + pack, pack, p)
 
-    def _skill_problem(self, p: int) -> tuple[str, str] | None:
-        pack = self.char[p]
-        if C.SKILL_KIND[pack] != C.ACTIVE:
-            return ("skill.passive", "this character's skill is passive: it is cast by its trigger")
-        if self.uses[p] == 0:
-            return ("skill.no-uses", "the skill has no uses left")
-        if C.SKILL_PER_TURN[pack] and self.skill_turn:
-            return ("skill.once-per-turn", "the skill was already cast this turn")
-        ph = C.SKILL_PHASE[pack]
-        if ph != "any" and PHASE_NAMES[self.phase] != ph:
-            return ("skill.phase", f"the skill is cast only in the {ph} phase")
-        return None
-
     def _run(self, effect: int, source: int, controller: int) -> None:
-        plain = _PLAIN[effect]
-        if plain is not None:  # run_effect, unrolled (an empty effect does nothing)
-            if plain:
-                frame = EffectFrame(effect, source, controller)
-                for fn in plain:
-                    fn(self, frame)
-                if self.over:
-                    self.stack.clear()
-            return
+        """Cast effect number `effect` of card `source` for `controller`; when a step asks for
+        a choice, the effect's frame waits on the stack just below the prompt it pushed."""
         eff = _EFFECTS[effect]
         if not eff.steps:
             return
         frame = EffectFrame(effect, source, controller)
-        if not _SUSPENDS[effect]:  # no step can ask for a choice: no need to stack the frame
-            run_effect(self, eff, frame)
-            if self.over:
-                self.stack.clear()
-            return
-        st = self.stack
-        st.append(frame)
         done = run_effect(self, eff, frame)
+        st = self.stack
         if self.over:
             st.clear()
-        elif done:
-            st.pop()
+        elif not done:
+            st.insert(len(st) - 1, frame)
 
     def _resume(self, choice: int) -> None:
+        """Give the answer to the prompt on top to the effect waiting below it."""
         st = self.stack
         st.pop()
         frame = st[-1]
@@ -616,45 +329,6 @@ class WishState(GameState):
             st.clear()
         elif done:
             st.pop()
-
-    def _play(self, p: int, card: int, plus: int) -> None:
-        hand = self.hand[p]
-        if card not in hand:
-            raise _illegal("play.not-in-hand", "play a card from your hand")
-        k = _KIND[card]
-        if self.phase != _PHASE_OF_KIND[k]:
-            raise _illegal(
-                f"{_KIND_WORD[k]}.phase",
-                f"{_KIND_WORD[k]} cards are played in the {PHASE_NAMES[_PHASE_OF_KIND[k]]} phase",
-            )
-        v = 2 * card + plus
-        if plus:
-            if _REQUIRED[card]:
-                raise _illegal(
-                    "star.required-card", "required market cards cannot use Wishing Stars"
-                )
-            if self.stars[p] < _STARS[card]:
-                raise _illegal(
-                    "star.not-enough", f"the + state needs {_STARS[card]} Wishing Star(s)"
-                )
-        if k == 2:
-            if _AP[v] > self.ap:
-                raise _illegal("action.no-ap", f"the card costs {_AP[v]} AP, you have {self.ap}")
-            self.ap -= _AP[v]
-        elif k == 0:
-            if self.bought:
-                raise _illegal("buy.currency-after-buy", "no Currency Cards after the first buy")
-            self.gems += C.VALUE[v]
-        else:
-            self.wplayed += 1
-            self.pool += C.DAMAGE[v] + self.wbonus
-        if plus:
-            self.stars[p] -= _STARS[card]
-        hand.remove(card)
-        self.play[p].append(card)
-        self.played += 1
-        if _EFFECTS[v].steps:
-            self._run(v, card, p)
 
     def price(self, slot: int) -> int:
         """What buying from a Market slot costs now (the last copies of a weapon cost 1 more)."""
@@ -669,72 +343,22 @@ class WishState(GameState):
         c = self.m_card[slot]
         return _COST[c] + (1 if _PRICIER[c] and self.m_stock[slot] <= _PRICIER[c] else 0)
 
-    def _buy(self, p: int, slot: int) -> None:
-        if self.phase != BUY:
-            raise _illegal("buy.phase", "cards are bought in the Buy Phase")
-        if not 0 <= slot < len(self.m_card):
-            raise _illegal("buy.no-slot", f"there is no Market slot {slot}")
-        if not self.m_stock[slot]:
-            raise _illegal("buy.sold-out", "that Market card is sold out")
-        if self.buys < 1:
-            raise _illegal("buy.no-buys", "no buys left this turn")
-        cost = self.price(slot)
-        if cost > self.gems:
-            raise _illegal("buy.over-gems", f"the card costs {cost} Gems, you have {self.gems}")
-        self.gems -= cost
-        self.buys -= 1
-        self.bought = 1
-        self.take_from_market(p, slot, 0)
-        if _TRIGGER[self.char[p]] == C.TRIGGER_BUY:
-            self._trigger(p, C.TRIGGER_BUY)
-
     def _end_turn(self) -> None:
         """The Discard Phase, the end-of-match check, then the opponent's turn."""
         p = self.active
-        hand = self.hand
-        play = self.play
         disc = self.disc[p]
-        disc += play[p]
-        disc += hand[p]
-        play[p] = []
-        deck = self.deck[p]
-        k = len(deck)
-        if k > HAND_SIZE:  # the common case of draw(p, 5), inlined: the top 5, top first
-            hand[p] = deck[: k - HAND_SIZE - 1 : -1]
-            del deck[k - HAND_SIZE :]
-        else:  # draw(p, 5) from an empty hand, inlined: the rest of the deck, then reshuffle
-            drawn = deck[::-1]
-            deck.clear()
-            n = HAND_SIZE - k
-            if n and disc:
-                self.rng.shuffle(disc)
-                self.deck[p] = disc
-                self.disc[p] = []
-                m = len(disc)
-                if m < n:
-                    n = m
-                drawn += disc[m - n :][::-1]
-                del disc[m - n :]
-            hand[p] = drawn
+        disc += self.play[p]
+        disc += self.hand[p]
+        self.play[p] = []
+        self.hand[p] = []
+        self.draw(p, HAND_SIZE)
         if p != self.first and (self.zero or self.turn >= 2 * self.max_rounds):
             self.ap = self.gems = self.buys = 0
             f = self.first
             self.end_match(f if self.hp[f] >= self.hp[1 - f] else 1 - f)
             return
-        self.active = p = 1 - p
-        self.turn += 1
-        self.phase = WISH
-        self.ap = self.gems = self.bought = self.pool = self.wbonus = 0
-        self.discount = self.played = self.wplayed = self.skill_turn = 0
-        self.buys = 1
-        pack = self.char[p]
-        if _TRIGGER[pack] == C.TRIGGER_TURN_START and self.uses[p] != 0:  # _trigger, inlined
-            if C.SKILL_MAY[pack]:
-                self.stack.append([P_SKILL, p])
-            else:  # _cast_skill, inlined
-                if self.uses[p] > 0:
-                    self.uses[p] -= 1
-                self._run(_SKILL_BASE + pack, pack, p)
+        self.active = 1 - p
+        self._start_turn()
 
     # ------------------------------------------------------------------ helpers for effects
 
@@ -759,6 +383,81 @@ class WishState(GameState):
                 n = k
         hand += deck[k - n :][::-1]
         del deck[k - n :]
+
+    def add_ap(self, n: int) -> None:
+        """n more AP this turn."""
+        self.ap += n
+
+    def add_gems(self, n: int) -> None:
+        """n more Gems this turn."""
+        self.gems += n
+
+    def add_buys(self, n: int) -> None:
+        """n more buys this turn."""
+        self.buys += n
+
+    def add_discount(self, n: int) -> None:
+        """Market cards cost n less this turn."""
+        self.discount += n
+
+    def add_weapon_bonus(self, n: int) -> None:
+        """Weapons played this turn deal n more damage."""
+        self.wbonus += n
+
+    def add_combat_damage(self, n: int) -> None:
+        """n more damage to deal at the end of this turn's Combat Phase."""
+        self.pool += n
+
+    def heal(self, p: int, n: int) -> None:
+        """p recovers n HP, never above Max HP."""
+        self.hp[p] = min(self.maxhp[p], self.hp[p] + n)
+
+    def raise_max_hp(self, p: int, n: int) -> None:
+        """p's Max HP goes up by n."""
+        self.maxhp[p] += n
+
+    def gain_stars(self, p: int, n: int) -> None:
+        """p gains n Wishing Stars (any beyond the maximum disappear)."""
+        self.stars[p] = min(MAX_STARS, self.stars[p] + n)
+
+    def gain_card(self, p: int, card_id: str, dest: int) -> None:
+        """p gains a card of the named type from the Market to `dest` (nothing if sold out)."""
+        slot = self.slot_of(CARDS.index[card_id])
+        if slot >= 0:
+            self.take_from_market(p, slot, dest)
+
+    def hp_of(self, p: int) -> int:
+        """p's HP."""
+        return self.hp[p]
+
+    def stars_of(self, p: int) -> int:
+        """p's Wishing Stars."""
+        return self.stars[p]
+
+    def hand_size(self, p: int) -> int:
+        """How many cards p holds."""
+        return len(self.hand[p])
+
+    def cards_played(self) -> int:
+        """Cards the active duelist played this turn."""
+        return self.played
+
+    def weapons_played(self) -> int:
+        """Weapon cards the active duelist played this turn."""
+        return self.wplayed
+
+    def ask_for_card(self, p: int, mode: int, may: bool) -> None:
+        """Ask p to choose a card of their hand to remove or discard (for the running effect)."""
+        self.stack.append([P_HAND, p, mode, int(may)])
+
+    def take_from_hand(self, p: int, card: int, mode: int) -> None:
+        """Move a card of p's hand to their Removed Card Pile (MODE_REMOVE) or discard pile."""
+        self.hand[p].remove(card)
+        (self.removed if mode == MODE_REMOVE else self.disc)[p].append(card)
+
+    def ask_to_gain(self, p: int, max_cost: int) -> None:
+        """Ask p to choose a Market slot costing at most max_cost (for the running effect)."""
+        self.stack.append([P_GAIN, p, max_cost])
 
     def lose_hp(self, p: int, n: int) -> None:
         """Reduce a duelist's HP (it may go below 0)."""
@@ -810,272 +509,6 @@ class WishState(GameState):
             pile = self.neutral if src == SRC_NEUTRAL else self.pile[src - SRC_P1]
             if pile:
                 self.m_card[slot] = pile.pop()
-                self.m_stock[slot] = C.STOCK_COPIES
+                self.m_stock[slot] = STOCK_COPIES
             else:
                 self.m_card[slot] = -1
-
-    # ------------------------------------------------------------------ copy and serialise
-
-    def clone(self) -> Self:
-        """An independent copy (lists copied, no deepcopy)."""
-        s = self.__class__.__new__(self.__class__)
-        s.rng = self.rng.clone()
-        s.phase = self.phase
-        s.active = self.active
-        s.first = self.first
-        s.turn = self.turn
-        s.max_rounds = self.max_rounds
-        s.ap = self.ap
-        s.gems = self.gems
-        s.buys = self.buys
-        s.bought = self.bought
-        s.pool = self.pool
-        s.wbonus = self.wbonus
-        s.discount = self.discount
-        s.played = self.played
-        s.wplayed = self.wplayed
-        s.skill_turn = self.skill_turn
-        s.hp = self.hp[:]
-        s.maxhp = self.maxhp[:]
-        s.stars = self.stars[:]
-        s.uses = self.uses[:]
-        s.char = self.char[:]
-        s.hand = [self.hand[0][:], self.hand[1][:]]
-        s.deck = [self.deck[0][:], self.deck[1][:]]
-        s.disc = [self.disc[0][:], self.disc[1][:]]
-        s.play = [self.play[0][:], self.play[1][:]]
-        s.removed = [self.removed[0][:], self.removed[1][:]]
-        s.pile = [self.pile[0][:], self.pile[1][:]]
-        s.neutral = self.neutral[:]
-        s.m_card = self.m_card[:]
-        s.m_stock = self.m_stock[:]
-        s.m_src = self.m_src[:]
-        s.stack = [e.clone() if isinstance(e, EffectFrame) else e[:] for e in self.stack]
-        s.zero = self.zero
-        s.over = self.over
-        s.win = self.win
-        s.sel = [self.sel[0][:], self.sel[1][:]]
-        s.bans = self.bans[:]
-        s.chosen = self.chosen[:]
-        s.picks = [self.picks[0][:], self.picks[1][:]]
-        return s
-
-    def to_json(self) -> dict[str, Any]:
-        """The whole state: card numbers (zones as hex strings, a byte per card), PRNG, prompt stack."""
-        return {
-            "rng": self.rng.get_state(),
-            "t": [
-                self.phase,
-                self.active,
-                self.first,
-                self.turn,
-                self.max_rounds,
-                self.ap,
-                self.gems,
-                self.buys,
-                self.bought,
-                self.pool,
-                self.wbonus,
-                self.discount,
-                self.played,
-                self.wplayed,
-                self.skill_turn,
-                int(self.zero),
-                int(self.over),
-                self.win,
-                *self.hp,
-                *self.maxhp,
-                *self.stars,
-                *self.uses,
-                *self.char,
-            ],
-            "zones": [
-                bytes(self.hand[0]).hex(),
-                bytes(self.hand[1]).hex(),
-                bytes(self.deck[0]).hex(),
-                bytes(self.deck[1]).hex(),
-                bytes(self.disc[0]).hex(),
-                bytes(self.disc[1]).hex(),
-                bytes(self.play[0]).hex(),
-                bytes(self.play[1]).hex(),
-                bytes(self.removed[0]).hex(),
-                bytes(self.removed[1]).hex(),
-                bytes(self.pile[0]).hex(),
-                bytes(self.pile[1]).hex(),
-            ],
-            "neutral": _hex(self.neutral),
-            "market": bytes([c + 1 for c in self.m_card] + self.m_stock + self.m_src).hex(),
-            "stack": [[-1, *e.to_json()] if isinstance(e, EffectFrame) else e for e in self.stack],
-            "setup": [
-                _hex(self.sel[0]),
-                _hex(self.sel[1]),
-                self.bans,
-                self.chosen,
-                _hex(self.picks[0]),
-                _hex(self.picks[1]),
-            ],
-        }
-
-    def hash_bytes(self) -> bytes:
-        """The compact encoding `state_hash` digests (the same information as `to_json`).
-
-        Layout: the PRNG words; then as int64s: the 28 values of `to_json()["t"]` in that
-        order, the lengths of the hand, deck, discard, play, removed and character-pile lists
-        (player 0 then 1 for each), of the neutral pile and of the two selection hands and
-        pick lists, the Market's cards, stock and sources (each list as its length then its
-        values), the bans and chosen packs, the stack size and each stack entry as its length
-        then its ints (an effect frame as -1 then its six fields); then the card numbers of
-        those zones, in that order, one byte each (card numbers are below 256).
-        """
-        hand, deck, disc, play, rem, pile = (
-            self.hand,
-            self.deck,
-            self.disc,
-            self.play,
-            self.removed,
-            self.pile,
-        )
-        h0, h1 = hand
-        d0, d1 = deck
-        x0, x1 = disc
-        p0, p1 = play
-        r0, r1 = rem
-        q0, q1 = pile
-        s0, s1 = self.sel
-        k0, k1 = self.picks
-        nt, mc, ms, mr = self.neutral, self.m_card, self.m_stock, self.m_src
-        flat = [
-            self.phase, self.active, self.first, self.turn, self.max_rounds, self.ap, self.gems,
-            self.buys, self.bought, self.pool, self.wbonus, self.discount, self.played,
-            self.wplayed, self.skill_turn, self.zero, self.over, self.win,
-            *self.hp, *self.maxhp, *self.stars, *self.uses, *self.char,
-            len(h0), len(h1), len(d0), len(d1), len(x0), len(x1), len(p0), len(p1), len(r0),
-            len(r1), len(q0), len(q1), len(nt), len(s0), len(s1), len(k0), len(k1),
-            len(mc), *mc, len(ms), *ms, len(mr), *mr, *self.bans, *self.chosen,
-            len(self.stack),
-        ]  # fmt: skip
-        for e in self.stack:
-            if isinstance(e, EffectFrame):
-                flat += (7, -1, *e.to_json())
-            else:
-                flat.append(len(e))
-                flat += e
-        cards = bytes(
-            [*h0, *h1, *d0, *d1, *x0, *x1, *p0, *p1, *r0, *r1, *q0, *q1, *nt, *s0, *s1, *k0, *k1]
-        )
-        return pack_prng(self.rng.get_state()) + pack_ints(flat) + cards
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Self:
-        """Rebuild a state from `to_json()` output."""
-        s = cls.__new__(cls)
-        s.rng = Prng.from_state(data["rng"])
-        t = [int(x) for x in data["t"]]
-        (
-            s.phase,
-            s.active,
-            s.first,
-            s.turn,
-            s.max_rounds,
-            s.ap,
-            s.gems,
-            s.buys,
-            s.bought,
-            s.pool,
-            s.wbonus,
-            s.discount,
-            s.played,
-            s.wplayed,
-            s.skill_turn,
-        ) = t[:15]
-        s.zero = bool(t[15])
-        s.over = bool(t[16])
-        s.win = t[17]
-
-        s.hp, s.maxhp, s.stars, s.uses, s.char = t[18:20], t[20:22], t[22:24], t[24:26], t[26:28]
-        z = [_unhex(x) for x in data["zones"]]
-        s.hand, s.deck, s.disc = [z[0], z[1]], [z[2], z[3]], [z[4], z[5]]
-        s.play, s.removed, s.pile = [z[6], z[7]], [z[8], z[9]], [z[10], z[11]]
-        s.neutral = _unhex(data["neutral"])
-        m = _unhex(data["market"])
-        k = len(m) // 3
-        s.m_card = [c - 1 for c in m[:k]]
-        s.m_stock = m[k : 2 * k]
-        s.m_src = m[2 * k :]
-        s.stack = [
-            EffectFrame.from_json([int(x) for x in e[1:]]) if e[0] == -1 else [int(x) for x in e]
-            for e in data["stack"]
-        ]
-        sel0, sel1, bans, chosen, picks0, picks1 = data["setup"]
-        s.sel = [_unhex(sel0), _unhex(sel1)]
-        s.bans = [int(x) for x in bans]
-        s.chosen = [int(x) for x in chosen]
-        s.picks = [_unhex(picks0), _unhex(picks1)]
-        return s
-
-    # ------------------------------------------------------------------ views
-
-    def market_view(self) -> list[dict[str, Any]]:
-        """The Market as public data: slot, card id, stock, price and source pile."""
-        return [
-            {
-                "slot": s,
-                "card": C.IDS[c] if c >= 0 else None,
-                "stock": self.m_stock[s],
-                "price": self.price(s) if c >= 0 else None,
-                "source": SOURCE_NAMES[self.m_src[s]],
-            }
-            for s, c in enumerate(self.m_card)
-        ]
-
-    def observation(self, player: int) -> dict[str, Any]:
-        """What `player` sees: own hand; counts only for the opponent's hand and all decks."""
-        ids = C.IDS
-        opp = 1 - player
-        setup_done = self.phase != SETUP
-        top = self.stack[-1] if self.stack else None
-        prompt: dict[str, Any] | None = None
-        if isinstance(top, list):
-            prompt = {"kind": PROMPT_NAMES[top[0]], "player": top[1]}
-            if top[1] == player:
-                prompt["args"] = top[2:]
-        both_banned = self.bans[0] != -2 and self.bans[1] != -2
-        return {
-            "game": self.game,
-            "player": player,
-            "phase": PHASE_NAMES[self.phase],
-            "turn": self.turn,
-            "active": self.active,
-            "first": self.first if setup_done else None,
-            "current_player": self.current_player,
-            "over": self.over,
-            "winner": self.winner,
-            "characters": (
-                [ids[k] for k in self.char]
-                if self.char[0] >= 0
-                else [ids[k] if k >= 0 and p == player else None for p, k in enumerate(self.chosen)]
-            ),
-            "hp": self.hp,
-            "max_hp": self.maxhp,
-            "stars": self.stars,
-            "skill_uses_left": self.uses,
-            "ap": self.ap,
-            "gems": self.gems,
-            "buys": self.buys,
-            "bought": bool(self.bought),
-            "combat_damage": self.pool,
-            "hand": sorted(ids[c] for c in self.hand[player]),
-            "hand_sizes": [len(self.hand[0]), len(self.hand[1])],
-            "deck_sizes": [len(self.deck[0]), len(self.deck[1])],
-            "discards": [[ids[c] for c in self.disc[p]] for p in (0, 1)],
-            "play_areas": [[ids[c] for c in self.play[p]] for p in (0, 1)],
-            "removed": [[ids[c] for c in self.removed[p]] for p in (0, 1)],
-            "character_pile_sizes": [len(self.pile[0]), len(self.pile[1])],
-            "neutral_pile_size": len(self.neutral),
-            "market": self.market_view(),
-            "prompt": prompt,
-            "selection_hand": sorted(ids[k] for k in self.sel[player]),
-            "opponent_selection_hand_size": len(self.sel[opp]),
-            "bans": [ids[b] if b >= 0 else None for b in self.bans] if both_banned else None,
-            "my_picks": [ids[c] for c in self.picks[player]],
-        }

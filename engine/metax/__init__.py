@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 from engine.core.game import Game, register
-from engine.metax.cards import CATALOGUE, ops_in_use
-from engine.metax.rules import (
-    STARTER_DECKS,
-    check_deck,
-    from_position,
-    heuristic,
-    new_match,
-    required_tokens,
-    scenario_view,
-)
-from engine.metax.state import MetaXState
+from engine.metax.cards import CATALOGUE
+from engine.metax.encoding import MetaXState
+from engine.metax.heuristic import heuristic
+from engine.metax.position import from_position, scenario_view
+from engine.metax.setup import STARTER_DECKS, check_deck, new_match, required_tokens
 
 RULESET_VERSION = "metax/2018.06-1"
 
@@ -36,4 +30,4 @@ GAME = register(
     )
 )
 
-__all__ = ["GAME", "RULESET_VERSION", "MetaXState", "ops_in_use"]
+__all__ = ["GAME", "RULESET_VERSION", "MetaXState"]

@@ -1,34 +1,21 @@
-"""The MetaX catalogue (engine/metax/catalogue.json): schema, load, and per-card tables.
+"""The MetaX catalogue (engine/metax/catalogue.json): its schema, and the immutable card table.
 
-Cards are numbered by their position in the catalogue (cid). The tables below are indexed by
-cid and built once at import; the effects are compiled once here too.
+Cards are numbered by their position in the catalogue (the card number, cid). `card_table`
+builds the per-card facts the rules read, indexed by card number, once: kinds, stats, costs,
+the effects compiled with the vocabulary of effects.py, and the continuous abilities read
+from them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from engine.core.catalogue import CardSchema, Field, load_catalogue
+from engine.core.catalogue import CardSchema, Catalogue, Field, load_catalogue
+from engine.core.effects import Continuous, Effect
 from engine.core.errors import CatalogueError
-from engine.metax.ops import KINDS, STATS, Continuous, fx
-
-# the per-card tables live in engine.metax.tables (so effect operations can read them);
-# they are filled below, once, in catalogue order
-from engine.metax.tables import (
-    BASIC,
-    BONUS,
-    BSTATS,
-    CSTATS,
-    EFFECT,
-    EFFECT_KIND,
-    HP_EXTRA,
-    KIND,
-    MP,
-    NAME,
-    RANK,
-    TKO_EXTRA,
-    TRAIT,
-)
+from engine.metax.effects import KINDS, STATS, Board, fx
 
 CHARACTER, EVENT, BATTLE = 0, 1, 2
 STR, INT, SPE = 0, 1, 2
@@ -68,108 +55,103 @@ SCHEMA = CardSchema(
     },
 )
 
+#: a continuous stat bonus a character grants: (stat, n, trait or None, to others only)
+Bonus = tuple[int, int, str | None, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class CardTable:
+    """Per-card facts of the MetaX catalogue, each a tuple indexed by card number."""
+
+    #: catalogue id -> card number
+    cid: Mapping[str, int]
+    ids: tuple[str, ...]
+    kind: tuple[int, ...]
+    #: the card's name (a character's with its subtitle)
+    name: tuple[str, ...]
+    trait: tuple[str | None, ...]
+    #: characters: printed ranks (STR, INT, SPE), 0 = no such stat
+    cstats: tuple[tuple[int, int, int], ...]
+    #: battle cards: the stats printed on the card (indexes)
+    bstats: tuple[tuple[int, ...], ...]
+    rank: tuple[int, ...]
+    #: characters: MP gained when played; events: MP cost; battle cards: + gain / - cost
+    mp: tuple[int, ...]
+    effect_kind: tuple[str, ...]
+    effect: tuple[Effect[Board] | None, ...]
+    #: battle cards with no printed effect
+    basic: tuple[bool, ...]
+    tko_extra: tuple[int, ...]
+    hp_extra: tuple[int, ...]
+    bonus: tuple[Bonus | None, ...]
+
+
+def _facts(card: Mapping[str, Any]) -> dict[str, Any]:
+    """The facts of one card (its effect compiled)."""
+    kind = KINDS.index(card["kind"])
+    decl = card.get("effect")
+    effect = fx.compile(decl, where=card["id"]) if decl is not None else None
+    facts: dict[str, Any] = {
+        "ids": card["id"],
+        "kind": kind,
+        "name": card["name"] if kind != CHARACTER else f"{card['name']} – {card['subtitle']}",
+        "trait": card.get("trait"),
+        "cstats": (0, 0, 0),
+        "bstats": (),
+        "rank": 0,
+        "effect": effect,
+        "basic": False,
+        "tko_extra": 0,
+        "hp_extra": 0,
+        "bonus": None,
+    }
+    if kind == CHARACTER:
+        stats = card["stats"]
+        facts["cstats"] = tuple(stats.get(s, 0) for s in STATS)
+        facts["mp"] = card["mp"]
+        facts["effect_kind"] = card["effect_kind"]
+        for step in effect.steps if effect is not None else ():
+            if isinstance(step, Continuous):
+                if card["effect_kind"] != CONTINUOUS:
+                    raise CatalogueError(
+                        f"catalogue metax: card {card['id']!r}: continuous op {step.op!r} "
+                        "needs effect_kind 'continuous'"
+                    )
+                prm = step.params
+                if step.op == "tko_resist":
+                    facts["tko_extra"] += prm["n"]
+                elif step.op == "hp_bonus":
+                    facts["hp_extra"] += prm["n"]
+                elif step.op == "stat_bonus":
+                    facts["bonus"] = (
+                        STATS.index(prm["stat"]),
+                        prm["n"],
+                        prm["trait"],
+                        prm["others"],
+                    )
+    elif kind == EVENT:
+        facts["mp"] = card["cost"]
+        facts["effect_kind"] = ANY
+    else:
+        facts["bstats"] = tuple(sorted(STATS.index(s) for s in set(card["stats"])))
+        facts["rank"] = card["rank"]
+        facts["mp"] = card["mp"]
+        facts["effect_kind"] = card.get("effect_kind", ANY)
+        facts["basic"] = decl is None
+    return facts
+
+
+def card_table(catalogue: Catalogue) -> CardTable:
+    """Build the card table of a validated MetaX catalogue (compiling every effect once)."""
+    rows = [_facts(card) for card in catalogue.cards]
+    columns = {name: tuple(row[name] for row in rows) for name in rows[0]}
+    return CardTable(cid=catalogue.index_of(), **columns)
+
+
 CATALOGUE = load_catalogue("engine.metax", "catalogue.json", SCHEMA)
-CARDS = CATALOGUE.cards
-CID: dict[str, int] = CATALOGUE.index_of()
-
-
-def _build() -> None:
-    for card in CARDS:
-        kind = KINDS.index(card["kind"])
-        KIND.append(kind)
-        name = card["name"] if kind != CHARACTER else f"{card['name']} – {card['subtitle']}"
-        NAME.append(name)
-        TRAIT.append(card.get("trait"))
-        decl = card.get("effect")
-        effect = fx.compile(decl, where=card["id"]) if decl is not None else None
-        EFFECT.append(effect)
-        tko = hp = 0
-        bonus: tuple[int, int, str | None, bool] | None = None
-        if kind == CHARACTER:
-            stats = card["stats"]
-            CSTATS.append(
-                (stats.get("strength", 0), stats.get("intelligence", 0), stats.get("special", 0))
-            )
-            BSTATS.append(())
-            RANK.append(0)
-            MP.append(card["mp"])
-            EFFECT_KIND.append(card["effect_kind"])
-            BASIC.append(False)
-            for step in effect.steps if effect is not None else ():
-                if isinstance(step, Continuous):
-                    if card["effect_kind"] != CONTINUOUS:
-                        raise CatalogueError(
-                            f"catalogue metax: card {card['id']!r}: continuous op {step.op!r} "
-                            "needs effect_kind 'continuous'"
-                        )
-                    if step.op == "tko_resist":
-                        tko += step.params["n"]
-                    elif step.op == "hp_bonus":
-                        hp += step.params["n"]
-                    elif step.op == "stat_bonus":
-                        prm = step.params
-                        bonus = (STATS.index(prm["stat"]), prm["n"], prm["trait"], prm["others"])
-        elif kind == EVENT:
-            CSTATS.append((0, 0, 0))
-            BSTATS.append(())
-            RANK.append(0)
-            MP.append(card["cost"])
-            EFFECT_KIND.append(ANY)
-            BASIC.append(False)
-        else:
-            CSTATS.append((0, 0, 0))
-            BSTATS.append(tuple(sorted(STATS.index(s) for s in set(card["stats"]))))
-            RANK.append(card["rank"])
-            MP.append(card["mp"])
-            EFFECT_KIND.append(card.get("effect_kind", ANY))
-            BASIC.append(decl is None)
-        TKO_EXTRA.append(tko)
-        HP_EXTRA.append(hp)
-        BONUS.append(bonus)
-
-
-_build()
-
-
-__all__ = [
-    "ANY",
-    "BASIC",
-    "BATTLE",
-    "BONUS",
-    "BSTATS",
-    "CARDS",
-    "CATALOGUE",
-    "CHARACTER",
-    "CID",
-    "CONTINUOUS",
-    "CSTATS",
-    "EFFECT",
-    "EFFECT_KIND",
-    "EVENT",
-    "HP_EXTRA",
-    "INT",
-    "KIND",
-    "MP",
-    "NAME",
-    "ON_ATTACK",
-    "ON_DEFENSE",
-    "PLAYED",
-    "PUSH",
-    "RANK",
-    "SCHEMA",
-    "SPE",
-    "STAT_NAMES",
-    "STR",
-    "TKO_EXTRA",
-    "TRAIT",
-]
+CARDS = card_table(CATALOGUE)
 
 
 def ops_in_use() -> set[str]:
-    """Every effect operation used by at least one catalogue card."""
-    return {op for e in EFFECT if e is not None for op in e.ops}
-
-
-def card_summary(cid: int) -> dict[str, Any]:
-    """The catalogue entry of a card number."""
-    return dict(CARDS[cid])
+    """Every effect operation used by at least one card of the catalogue."""
+    return {op for e in CARDS.effect if e is not None for op in e.ops}

@@ -63,7 +63,7 @@ class _Stack:
     def start(self) -> None:
         from eth_account import Account
 
-        from engine.core.game import get_game
+        from engine import get_game
         from ledger.deploy import deploy_from_settings, seed_demo
         from ledger.devchain import start_anvil
         from ledger.migrations import upgrade

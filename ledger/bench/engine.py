@@ -7,12 +7,16 @@ import statistics
 import time
 from typing import Any
 
-from engine.core.actions import Action
-from engine.core.bots import RandomBot, play_match
-from engine.core.errors import EngineError
-from engine.core.game import get_game
-from engine.core.state import canonical_json
-from engine.core.transcript import Transcript, replay
+from engine import (
+    Action,
+    EngineError,
+    RandomBot,
+    Transcript,
+    canonical_json,
+    get_game,
+    play_match,
+    replay,
+)
 from ledger.errors import MetaLedgerError
 
 #: matches whose mid-game state size is sampled

@@ -33,7 +33,7 @@ app.command("beat")(stack.beat)
 
 def main() -> None:
     """Entry point: run the CLI, turning expected errors into one-line messages."""
-    from engine.core.errors import EngineError
+    from engine import EngineError
     from ledger.errors import MetaLedgerError
 
     try:

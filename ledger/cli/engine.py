@@ -40,11 +40,7 @@ def play(
     quiet: bool = typer.Option(False, "--quiet", help="print only the result"),
 ) -> None:
     """Play a bot-vs-bot match with the game's starter decks and print a turn-by-turn log."""
-    from engine.core.actions import Action
-    from engine.core.bots import make_bot
-    from engine.core.errors import EngineError
-    from engine.core.game import get_game
-    from engine.core.transcript import Recorder
+    from engine import Action, EngineError, Recorder, get_game, make_bot
 
     names = [b.strip() for b in bots.split(",")]
     if len(names) != 2:
@@ -105,8 +101,8 @@ def _summary(view: dict[str, Any]) -> str:
 @app.command("replay")
 def replay(file: Path = typer.Argument(..., help="a transcript JSON file")) -> None:
     """Replay and verify a transcript: every action, every checkpoint, the final hash."""
-    from engine.core.errors import EngineError
-    from engine.core.transcript import replay as run_replay
+    from engine import EngineError
+    from engine import replay as run_replay
 
     data = _read_json(file)
     try:
@@ -124,8 +120,7 @@ def replay(file: Path = typer.Argument(..., help="a transcript JSON file")) -> N
 @app.command("scenario")
 def scenario(files: list[Path] = typer.Argument(..., help="scenario JSON files")) -> None:
     """Run scenario files; print PASS/FAIL per file; exit non-zero if any fails."""
-    from engine.core.errors import EngineError
-    from engine.core.scenario import run_scenario
+    from engine import EngineError, run_scenario
 
     failed = 0
     for path in files:

@@ -9,8 +9,7 @@ from typing import Any
 from eth_utils import is_address, to_checksum_address
 from sqlmodel import Session
 
-from engine.core.errors import EngineError
-from engine.core.game import Game, game_names, get_game
+from engine import EngineError, Game, game_names, get_game
 from ledger import queries
 from ledger.errors import InvalidInput, NotFound
 from ledger.models import CardDesign

@@ -15,7 +15,7 @@ from ledger.chain import ChainClient
 if TYPE_CHECKING:
     from eth_account.signers.local import LocalAccount
 
-    from engine.core.state import GameState
+    from engine import GameState
     from ledger.settings import Settings
 
 

@@ -11,8 +11,7 @@ from typing import Any
 from eth_utils import keccak
 from sqlmodel import Session
 
-from engine.core.game import Game
-from engine.core.state import canonical_json
+from engine import Game, canonical_json
 from ledger import queries
 from ledger.chain import BlockRef
 from ledger.errors import Forbidden, InvalidInput, NotFound

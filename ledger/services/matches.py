@@ -26,12 +26,17 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 
-from engine.core.actions import Action
-from engine.core.bots import BOT_NAMES, MAX_ACTIONS, make_bot
-from engine.core.errors import EngineError, IllegalAction
-from engine.core.game import Game
-from engine.core.state import GameState
-from engine.core.transcript import CHECKPOINT_EVERY
+from engine import (
+    BOT_NAMES,
+    CHECKPOINT_EVERY,
+    MAX_ACTIONS,
+    Action,
+    EngineError,
+    Game,
+    GameState,
+    IllegalAction,
+    make_bot,
+)
 from ledger import queries
 from ledger.db import after_commit
 from ledger.errors import Conflict, Forbidden, InvalidInput, NotFound

@@ -8,9 +8,14 @@ from typing import Any
 from eth_utils import keccak
 from sqlmodel import Session
 
-from engine.core.state import GameState
-from engine.core.transcript import CHECKPOINT_EVERY, FORFEIT_REASONS, Transcript, outcome_of
-from engine.core.version import ENGINE_VERSION
+from engine import (
+    CHECKPOINT_EVERY,
+    ENGINE_VERSION,
+    FORFEIT_REASONS,
+    GameState,
+    Transcript,
+    outcome_of,
+)
 from ledger import queries, signing
 from ledger.errors import Conflict, NotFound
 from ledger.models import Match, MatchResult, MatchSeat, utcnow

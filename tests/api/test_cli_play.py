@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from engine.core.game import get_game
+from engine import get_game
 from ledger.cli import app
 from ledger.deploy import Deployment
 from ledger.devchain import AnvilNode

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from engine.core.game import get_game
+from engine import get_game
 from ledger.deploy import Deployment
 from ledger.devchain import AnvilNode
 from tests.api.conftest import PLAYER_KEYS, mint

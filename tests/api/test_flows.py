@@ -6,8 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from engine.core.game import game_names, get_game
-from engine.core.transcript import replay
+from engine import game_names, get_game, replay
 from ledger import signing
 from ledger.deploy import Deployment
 from ledger.devchain import AnvilNode

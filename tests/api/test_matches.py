@@ -11,7 +11,7 @@ import httpx
 import pytest
 from eth_utils import keccak
 
-from engine.core.game import get_game
+from engine import get_game
 from ledger.deploy import Deployment
 from ledger.devchain import AnvilNode
 from ledger.tokenids import token_id

@@ -27,6 +27,7 @@ ALLOWED_STDLIB = {
     "dataclasses",
     "hashlib",
     "importlib",
+    "itertools",
     "json",
     "math",
     "operator",

@@ -163,8 +163,7 @@ def store_played_match(
     Returns the match id."""
     from eth_hash.auto import keccak
 
-    from engine.core.bots import RandomBot, play_match
-    from engine.core.game import get_game
+    from engine import RandomBot, get_game, play_match
     from ledger.deploy import seed_demo
     from ledger.services.decks import deck_hash
     from ledger.services.results import seed_commitments

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from engine.core.game import get_game
+from engine import get_game
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.db import dispose_engine, make_engine
 from ledger.deploy import Deployment

@@ -72,7 +72,7 @@ def test_stale_reason_names_a_foreign_chain() -> None:
 
 
 def test_demo_holdings_cover_every_games_starter_decks() -> None:
-    from engine.core.game import game_names, get_game
+    from engine import game_names, get_game
 
     holdings = demo_holdings()
     assert len(holdings) == 3

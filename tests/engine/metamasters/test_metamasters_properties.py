@@ -13,7 +13,8 @@ from engine.core.errors import IllegalAction
 from engine.core.game import get_game, new_match
 from engine.core.prng import Prng
 from engine.core.transcript import replay
-from engine.metamasters.catalogue import CARDS, K_TOKEN
+from engine.metamasters.cards import CARDS, K_TOKEN
+from engine.metamasters.encoding import MetaMastersState
 from engine.metamasters.state import (
     ACTOR_ZONES,
     SPECIAL_ZONES,
@@ -25,7 +26,6 @@ from engine.metamasters.state import (
     Z_SPECIAL,
     Z_TOKEN,
     Z_TRASH,
-    MetaMastersState,
 )
 
 GAME = get_game("metamasters")

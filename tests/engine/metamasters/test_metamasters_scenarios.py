@@ -24,8 +24,9 @@ def test_scenario(path: Path) -> None:
 
 
 def test_every_rejection_rule_has_a_scenario() -> None:
-    source = (Path(__file__).parents[3] / "engine" / "metamasters" / "state.py").read_text(
-        encoding="utf-8"
+    folder = Path(__file__).parents[3] / "engine" / "metamasters"
+    source = "".join(
+        (folder / name).read_text(encoding="utf-8") for name in ("state.py", "moves.py")
     )
     raised = set(re.findall(r'"(metamasters\.[a-z_]+\.[a-z_]+)"', source))
     rejected: set[str] = set()

@@ -7,13 +7,14 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.core import Action, IllegalAction, Prng, get_game, new_match
+from engine import Action, IllegalAction, get_game, new_match
 from engine.core.bots import RandomBot, play_match
+from engine.core.prng import Prng
 from engine.core.transcript import replay
-from engine.metaversus import cards as C
-from engine.metaversus.constants import MAX_STARS, SETUP
+from engine.metaversus.cards import CARDS
+from engine.metaversus.encoding import WishState
 from engine.metaversus.position import total_cards
-from engine.metaversus.state import WishState
+from engine.metaversus.state import MAX_STARS, SETUP
 
 GAME = get_game("metaversus")
 ALL = dict(GAME.starter_decks[0])
@@ -52,11 +53,11 @@ def _candidates(s: WishState, rng: Prng) -> list[Action]:
     for _ in range(6):
         kind = _KINDS[rng.below(len(_KINDS))]
         if kind == "play":
-            out.append(Action(kind, (rng.below(C.N), rng.below(2))))
+            out.append(Action(kind, (rng.below(CARDS.n), rng.below(2))))
         elif kind in ("buy", "gain"):
             out.append(Action(kind, (rng.below(len(s.m_card) + 1),)))
         elif kind in ("select", "ban", "choose", "pick"):
-            out.append(Action(kind, (rng.below(C.N),)))
+            out.append(Action(kind, (rng.below(CARDS.n),)))
         else:
             out.append(Action(kind))
     return out

@@ -11,7 +11,7 @@ import pytest
 from engine.core.scenario import run_scenario
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.json"))
-STATE_SOURCE = Path(__file__).parents[3] / "engine" / "metaversus" / "state.py"
+ENGINE_FOLDER = Path(__file__).resolve().parents[3] / "engine" / "metaversus"
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=[p.stem for p in SCENARIOS])
@@ -34,8 +34,8 @@ def _rejections() -> set[str]:
 
 def test_every_rejection_rule_has_a_scenario() -> None:
     """Each rule id the rules can reject with is exercised by at least one scenario."""
-    source = STATE_SOURCE.read_text()
-    rules = {"metaversus." + r for r in re.findall(r'_illegal\(\s*"([a-z.-]+)"', source)}
+    source = "".join((ENGINE_FOLDER / name).read_text() for name in ("state.py", "moves.py"))
+    rules = {"metaversus." + r for r in re.findall(r'\billegal\(\s*"([a-z.-]+)"', source)}
     rules |= {"metaversus.currency.phase", "metaversus.weapon.phase", "metaversus.action.phase"}
     rules |= {
         "metaversus.skill.passive",

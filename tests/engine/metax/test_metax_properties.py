@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from engine.core.bots import RandomBot
 from engine.core.game import get_game
 from engine.core.transcript import Recorder, replay
-from engine.metax.state import MetaXState
+from engine.metax.encoding import MetaXState
 
 SLOW = os.environ.get("METALEDGER_SLOW_TESTS") == "1"
 EXAMPLES = 5000 if SLOW else 600

@@ -30,8 +30,9 @@ def test_scenario(path: Path) -> None:
 
 
 def test_every_rejection_rule_has_a_scenario() -> None:
-    source = (Path(__file__).resolve().parents[3] / "engine" / "metax" / "state.py").read_text()
-    rules = {"metax." + r for r in re.findall(r'_illegal\(\s*"([a-z.-]+)"', source)}
+    folder = Path(__file__).resolve().parents[3] / "engine" / "metax"
+    source = "".join((folder / name).read_text() for name in ("state.py", "moves.py"))
+    rules = {"metax." + r for r in re.findall(r'\billegal\(\s*"([a-z.-]+)"', source)}
     rules |= {
         f"metax.{area}.{what}"
         for area in ("planning", "battle")

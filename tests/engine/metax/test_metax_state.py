@@ -9,7 +9,7 @@ from engine.core.bots import RandomBot
 from engine.core.errors import IllegalAction
 from engine.core.game import get_game, new_match
 from engine.core.state import TERMINAL
-from engine.metax.state import MetaXState
+from engine.metax.encoding import MetaXState
 
 
 def _midgame(seed: int = 9, steps: int = 60) -> MetaXState:

@@ -6,7 +6,7 @@ import pytest
 
 from engine.core.errors import DeckRejected
 from engine.core.game import get_game, new_match
-from engine.metax.rules import STARTER_DECKS, check_deck, required_tokens
+from engine.metax.setup import STARTER_DECKS, check_deck, required_tokens
 
 
 def test_starter_decks_are_legal_40_card_decks() -> None:

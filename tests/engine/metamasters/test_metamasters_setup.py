@@ -6,8 +6,9 @@ import pytest
 
 from engine.core.errors import DeckRejected
 from engine.core.game import get_game, new_match
-from engine.metamasters.deck import STARTER_DECKS, check_deck, required_tokens
-from engine.metamasters.state import MAIN1, P_MAIN, MetaMastersState
+from engine.metamasters.encoding import MetaMastersState
+from engine.metamasters.setup import STARTER_DECKS, check_deck, required_tokens
+from engine.metamasters.state import MAIN1, P_MAIN
 
 GAME = get_game("metamasters")
 

@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from engine.core.effects import EffectCompiler, EffectFrame, Param, Step, resume_effect, run_effect
+from engine.core.effects import (
+    Continuous,
+    EffectCompiler,
+    EffectFrame,
+    Param,
+    Step,
+    resume_effect,
+    run_effect,
+)
 from engine.core.errors import CatalogueError
 
 
@@ -23,25 +31,31 @@ fx: EffectCompiler[Toy] = EffectCompiler("toy")
 
 
 @fx.op("gain", n=Param("int", min=1, max=5))
-def _gain(p: dict[str, Any]) -> Any:
-    n = p["n"]
+class Gain(Step[Toy]):
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.n = p["n"]
 
-    def run(st: Toy, fr: EffectFrame) -> None:
-        st.mp += n
-        st.log.append(f"gain {n}")
-
-    return run
+    def run(self, state: Toy, frame: EffectFrame) -> bool:
+        state.mp += self.n
+        state.log.append(f"gain {self.n}")
+        return True
 
 
 @fx.op("say", word=Param("str", "hi", choices=("hi", "bye")))
-def _say(p: dict[str, Any]) -> Any:
-    def run(st: Toy, fr: EffectFrame) -> None:
-        st.log.append(p["word"])
+class Say(Step[Toy]):
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.word = p["word"]
 
-    return run
+    def run(self, state: Toy, frame: EffectFrame) -> bool:
+        state.log.append(self.word)
+        return True
 
 
+@fx.op("pick")
 class Pick(Step[Toy]):
+    def __init__(self, p: dict[str, Any]) -> None:
+        pass
+
     def run(self, state: Toy, frame: EffectFrame) -> bool:
         state.waiting.append(frame.controller)
         return False
@@ -53,17 +67,19 @@ class Pick(Step[Toy]):
         return True
 
 
-@fx.op("pick")
-def _pick(p: dict[str, Any]) -> Step[Toy]:
-    return Pick()
-
-
 @fx.named("double")
-def _double(p: dict[str, Any]) -> Any:
-    def run(st: Toy, fr: EffectFrame) -> None:
-        st.mp *= 2
+class Double(Step[Toy]):
+    def __init__(self, p: dict[str, Any]) -> None:
+        pass
 
-    return run
+    def run(self, state: Toy, frame: EffectFrame) -> bool:
+        state.mp *= 2
+        return True
+
+
+@fx.op("static", n=Param("int", 1))
+def _static(p: dict[str, Any]) -> Step[Toy]:
+    return Continuous(p)
 
 
 def test_compile_and_run_in_order() -> None:
@@ -115,5 +131,14 @@ def test_registration_guards() -> None:
     with pytest.raises(ValueError):
         fx.op("python")
     with pytest.raises(ValueError):
-        fx.op("gain")(lambda p: None)
+        fx.op("gain")(Gain)
     assert "gain" in fx.op_names and "double" in fx.named_effects
+
+
+def test_every_step_is_named_after_its_operation_and_continuous_steps_do_nothing() -> None:
+    effect = fx.compile([{"op": "static", "n": 3}, {"op": "gain", "n": 1}], "CARD-3")
+    static, gain = effect.steps
+    assert (static.op, gain.op) == ("static", "gain")
+    assert isinstance(static, Continuous) and static.params == {"n": 3}
+    st = Toy()
+    assert run_effect(st, effect, EffectFrame(0, 0, 0)) and st.log == ["gain 1"]

@@ -6,7 +6,7 @@ import json
 
 from engine.core.actions import Action
 from engine.core.game import get_game
-from engine.metamasters.state import MetaMastersState
+from engine.metamasters.encoding import MetaMastersState
 
 GAME = get_game("metamasters")
 

@@ -32,7 +32,7 @@ def test_round_trip_and_replay(recorded: Transcript) -> None:
     assert result.final_hash == recorded.final_hash
     assert result.winner == recorded.winner and result.over
     assert result.actions == len(recorded.actions)
-    assert Transcript.from_json(data).sha256() == recorded.sha256()
+    assert Transcript.from_json(data).canonical_bytes() == recorded.canonical_bytes()
 
 
 def test_tampered_checkpoint_names_the_action(recorded: Transcript) -> None:

@@ -1,5 +1,6 @@
-"""Replay's fast paths: `apply_actions` accepts and rejects exactly what `apply` does, the
-compact state hash is pinned, and every game's replay still stops at the first divergence."""
+"""One path for every action: `apply`, the Recorder and replay's `apply_actions` accept and
+reject exactly the same, the compact state hash is pinned, and every game's replay still stops
+at the first divergence."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from engine.core.errors import DeckRejected, IllegalAction, ReplayDiverged, Repl
 from engine.core.game import get_game, new_match
 from engine.core.prng import Prng
 from engine.core.state import GameState, pack_ints, pack_prng
-from engine.core.transcript import replay
+from engine.core.transcript import Recorder, Transcript, replay
 
 GAMES = ("metax", "metaversus", "metamasters")
 
@@ -59,6 +60,21 @@ def _candidates(game: str) -> list[list[Any]]:
     return pool + extra
 
 
+def _recorder_at(state: GameState) -> Recorder:
+    """A Recorder whose state is `state` (to apply actions the way play_match does)."""
+    rec = Recorder.__new__(Recorder)
+    rec.state = state
+    rec.transcript = Transcript(state.game, "", "", "", 0, [{}, {}], {}, checkpoint_every=1 << 30)
+    return rec
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_no_game_has_a_second_apply_path(game: str) -> None:
+    cls = get_game(game).state_class
+    assert cls.apply is GameState.apply
+    assert cls.apply_actions is GameState.apply_actions
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_apply_actions_accepts_and_rejects_exactly_what_apply_does(game: str) -> None:
     g = get_game(game)
@@ -74,11 +90,12 @@ def test_apply_actions_accepts_and_rejects_exactly_what_apply_does(game: str) ->
             via_apply = _outcome(
                 a, lambda a=a, cand=cand: a.apply(Action(cand[0], tuple(cand[1:])))
             )
-            via_fast = _outcome(b, lambda b=b, cand=cand: b.apply_actions([cand], 0, 1))
-            via_generic = _outcome(
-                c, lambda c=c, cand=cand: GameState.apply_actions(c, [cand], 0, 1)
+            via_replay = _outcome(b, lambda b=b, cand=cand: b.apply_actions([cand], 0, 1))
+            recorder = _recorder_at(c)
+            via_recorder = _outcome(
+                c, lambda rec=recorder, cand=cand: rec.apply(Action(cand[0], tuple(cand[1:])))
             )
-            assert via_apply == via_fast == via_generic, (index, cand)
+            assert via_apply == via_replay == via_recorder, (index, cand)
             checked += 1
         if index < len(t.actions):
             state.apply(Action(raw[0], tuple(raw[1:])))
@@ -98,6 +115,12 @@ def test_apply_actions_names_the_index_and_applies_the_ones_before(game: str) ->
         state.apply_actions(actions, 0, len(actions))
     assert err.value.index == 10 and "no_such_action" in err.value.message
     assert state.state_hash() == ref.state_hash()
+    # a range that starts later and ends past the actions names the same index
+    again = new_match(game, g.starter_decks, 4)
+    again.apply_actions(actions, 0, 4)
+    with pytest.raises(ReplayRejected) as err:
+        again.apply_actions(actions, 4, len(actions) + 5)
+    assert err.value.index == 10 and again.state_hash() == ref.state_hash()
 
 
 @pytest.mark.parametrize("game", GAMES)

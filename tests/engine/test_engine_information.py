@@ -1,8 +1,10 @@
-"""The greedy bot's heuristics read only what their player may see: changing hidden information
-(the opponent's hand, deck order, an opposing face-down card) never changes a score."""
+"""What a player may see decides everything shown or scored for them: changing hidden information
+(the opponent's hand, deck order, an opposing face-down card) never changes that player's
+observation, nor the greedy bot's score for them."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -12,11 +14,11 @@ from engine.core.bots import RandomBot, play_match
 from engine.core.game import get_game, new_match
 from engine.core.prng import Prng
 from engine.core.state import GameState
-from engine.metamasters.catalogue import CARDS as MM_CARDS
-from engine.metamasters.catalogue import K_ACTOR
-from engine.metamasters.state import MetaMastersState
-from engine.metaversus.state import WishState
-from engine.metax.state import MetaXState
+from engine.metamasters.cards import CARDS as MM_CARDS
+from engine.metamasters.cards import K_ACTOR
+from engine.metamasters.encoding import MetaMastersState
+from engine.metaversus.encoding import WishState
+from engine.metax.encoding import MetaXState
 
 
 def _states(game: str, seeds: range) -> Iterator[GameState]:
@@ -86,6 +88,21 @@ def test_heuristic_ignores_hidden_information(game: str) -> None:
             assert g.heuristic(other, me) == pytest.approx(before), (game, me)
             checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize("game", sorted(HIDE))
+def test_observation_ignores_hidden_information(game: str) -> None:
+    rng = Prng(11)
+    checked = changed = 0
+    for state in _states(game, range(1, 4)):
+        for me in (0, 1):
+            before = json.dumps(state.observation(me), sort_keys=True)
+            other = state.clone()
+            HIDE[game](other, me, rng)
+            changed += other.state_hash() != state.state_hash()
+            assert json.dumps(other.observation(me), sort_keys=True) == before, (game, me)
+            checked += 1
+    assert checked > 50 and changed > checked // 2
 
 
 def test_metax_heuristic_still_reads_its_own_hand() -> None:

@@ -7,7 +7,7 @@ from importlib import resources
 
 from engine.core.catalogue import catalogue_hash
 from engine.core.game import get_game
-from engine.metax.cards import BASIC, CARDS, CID, ops_in_use
+from engine.metax.cards import CARDS, CATALOGUE, ops_in_use
 
 
 def test_catalogue_size_and_hash() -> None:
@@ -20,8 +20,8 @@ def test_catalogue_size_and_hash() -> None:
 
 
 def test_every_card_the_rulebook_names() -> None:
-    names = {(c["name"], c.get("subtitle")) for c in CARDS}
-    titles = {c["name"] for c in CARDS}
+    names = {(c["name"], c.get("subtitle")) for c in CATALOGUE.cards}
+    titles = {c["name"] for c in CATALOGUE.cards}
     for title in (
         "Darkseid",
         "Blackfire",
@@ -38,11 +38,11 @@ def test_every_card_the_rulebook_names() -> None:
     assert ("Mikasa Ackermann", "Lethal Force") in names
     assert ("Superman", "Man of Steel") in names and ("Superman", "Kal-El") in names
     for card_id in ("U92-JL", "U82-AT", "C40-BM", "U94-JL", "U99-AT"):
-        assert card_id in CID
+        assert card_id in CARDS.cid
 
 
 def test_named_battle_cards_match_the_rulebook() -> None:
-    by_id = {c["id"]: c for c in CARDS}
+    by_id = {c["id"]: c for c in CATALOGUE.cards}
     s3 = ["strength", "intelligence", "special"]
     assert (by_id["U92-JL"]["rank"], sorted(by_id["U92-JL"]["stats"])) == (1, sorted(s3))
     assert (by_id["U82-AT"]["rank"], sorted(by_id["U82-AT"]["stats"])) == (
@@ -51,8 +51,10 @@ def test_named_battle_cards_match_the_rulebook() -> None:
     )
     for card_id, rank in (("C40-BM", 1), ("U94-JL", 4), ("U99-AT", 7)):
         assert by_id[card_id]["rank"] == rank and sorted(by_id[card_id]["stats"]) == sorted(s3)
-        assert BASIC[CID[card_id]], f"{card_id} is a Basic Battle Card (no printed effect)"
-    assert not BASIC[CID["U92-JL"]]
+        assert CARDS.basic[CARDS.cid[card_id]], (
+            f"{card_id} is a Basic Battle Card (no printed effect)"
+        )
+    assert not CARDS.basic[CARDS.cid["U92-JL"]]
 
 
 def test_at_least_fifteen_effect_operations_in_use() -> None:
@@ -62,6 +64,6 @@ def test_at_least_fifteen_effect_operations_in_use() -> None:
 
 
 def test_characters_have_one_of_three_effect_kinds() -> None:
-    for c in CARDS:
+    for c in CATALOGUE.cards:
         if c["kind"] == "character":
             assert c["effect_kind"] in ("played", "push", "continuous")

@@ -10,7 +10,7 @@ import pytest
 from engine.core.catalogue import validate_catalogue
 from engine.core.errors import CatalogueError
 from engine.core.game import get_game
-from engine.metamasters.catalogue import CARDS, CATALOGUE, SCHEMA, CardDef, ops_in_use
+from engine.metamasters.cards import CARDS, CATALOGUE, SCHEMA, card_def, card_table, ops_in_use
 
 GAME = get_game("metamasters")
 
@@ -62,9 +62,7 @@ def test_schema_rejects_bad_cards(patch: dict[str, Any], message: str) -> None:
     data = _raw()
     data["cards"][4].update(patch)
     with pytest.raises(CatalogueError, match=message):
-        cat = validate_catalogue(data, SCHEMA)
-        for i, raw in enumerate(cat.cards):
-            CardDef(i, raw)
+        card_table(validate_catalogue(data, SCHEMA))
 
 
 @pytest.mark.parametrize(
@@ -82,4 +80,4 @@ def test_semantic_checks(card: str, patch: dict[str, Any], message: str) -> None
     raw.update(patch)
     raw = {k: v for k, v in raw.items() if v is not None}
     with pytest.raises(CatalogueError, match=message):
-        CardDef(0, raw)
+        card_def(0, raw)

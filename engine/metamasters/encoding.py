@@ -1,0 +1,309 @@
+"""What a MetaMasters match looks like from outside: its JSON, its hash, what each player sees,
+and labels."""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from engine.core.actions import Action
+from engine.core.prng import Prng
+from engine.core.state import pack_ints, pack_prng
+from engine.metamasters.cards import BY_ID, CARDS
+from engine.metamasters.moves import MetaMastersRules
+from engine.metamasters.state import (
+    ATTACK,
+    PHASE_NAMES,
+    PROMPT_NAMES,
+    Z_ACTOR,
+    Z_SPECIAL,
+    ZONE_LISTS,
+)
+
+_PER_IID_FIELD = (
+    "faceup",
+    "pos",
+    "set_at",
+    "ego_mod",
+    "int_mod",
+    "attacked",
+    "bonus_atk",
+    "pos_changed",
+    "pos_revert",
+    "host",
+)
+_PER_PLAYER = ("hand", "deck", "actors", "specials", "links", "trash", "exile", "tokens")
+_SCALARS = (
+    "turn",
+    "active",
+    "phase",
+    "first",
+    "plays_used",
+    "extra_plays",
+    "links_used",
+    "atk_a",
+    "atk_t",
+    "atk_neg",
+    "win",
+    "over",
+)
+
+_IDS_CACHE: dict[tuple[int, ...], str] = {}
+
+
+def _card_ids(cid: tuple[int, ...]) -> str:
+    """Card ids of a match's instances, comma-separated (cached: clones share `cid`)."""
+    ids = _IDS_CACHE.get(cid)
+    if ids is None:
+        if len(_IDS_CACHE) > 256:
+            _IDS_CACHE.clear()
+        ids = _IDS_CACHE[cid] = ",".join(CARDS[i].id for i in cid)
+    return ids
+
+
+#: id(cid) -> (cid, owner, their packed bytes); the entry holds cid, so the id stays its own
+_STATIC_CACHE: dict[int, tuple[tuple[int, ...], tuple[int, ...], bytes]] = {}
+
+
+def _static_bytes(cid: tuple[int, ...], owner: tuple[int, ...]) -> bytes:
+    """The per-match tables (card and owner of each instance) packed once and shared by clones."""
+    hit = _STATIC_CACHE.get(id(cid))
+    if hit is None or hit[0] is not cid or hit[1] is not owner:
+        if len(_STATIC_CACHE) > 256:
+            _STATIC_CACHE.clear()
+        hit = _STATIC_CACHE[id(cid)] = (cid, owner, pack_ints((len(cid), *cid, *owner)))
+    return hit[2]
+
+
+class MetaMastersState(MetaMastersRules):
+    """A MetaMasters match: the rules of state.py and moves.py, with their encodings."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole state as JSON-able data.
+
+        Per-instance facts are written only for cards on the field: every card that leaves the
+        field is reset to the defaults, and `zone` is implied by the zone lists.
+        """
+        on_field = [
+            i
+            for i in (*self.actors[0], *self.actors[1], *self.specials[0], *self.specials[1])
+            if i >= 0
+        ]
+        on_field += self.links[0]
+        on_field += self.links[1]
+        on_field.sort()
+        f, po, sa, em, im = self.faceup, self.pos, self.set_at, self.ego_mod, self.int_mod
+        at, ba, pc, pr, ho = (
+            self.attacked,
+            self.bonus_atk,
+            self.pos_changed,
+            self.pos_revert,
+            self.host,
+        )
+        return {
+            "game": "metamasters",
+            "cards": _card_ids(self.cid),
+            "player1_from": self.owner.index(1) if 1 in self.owner else len(self.owner),
+            "prng": self.prng.get_state(),
+            "prompts": [list(p) for p in self.prompts],
+            # per instance on the field: iid, then the values named by _PER_IID_FIELD
+            "field": [
+                [i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pr[i], ho[i]]
+                for i in on_field
+            ],
+            # per player: the zone lists named by _PER_PLAYER, in that order
+            "zones": [[getattr(self, name)[q][:] for name in _PER_PLAYER] for q in (0, 1)],
+            # the values named by _SCALARS, in that order
+            "scalars": [
+                self.turn,
+                self.active,
+                self.phase,
+                self.first,
+                self.plays_used,
+                self.extra_plays,
+                self.links_used,
+                self.atk_a,
+                self.atk_t,
+                self.atk_neg,
+                self.win,
+                int(self.over),
+            ],
+        }
+
+    def hash_bytes(self) -> bytes:
+        """The compact encoding `state_hash` digests (the same information as `to_json`).
+
+        Layout, all int64s but the PRNG words: the number of instances, the catalogue index of
+        each, the owner of each; the PRNG words; the 12 values of `_SCALARS` in that order; the
+        number of prompts, each as its three ints; the number of cards on the field, each as
+        its iid then the 10 values of `_PER_IID_FIELD`; then per player (0, then 1) the lists
+        of `_PER_PLAYER`, each as its length then its ids.
+        """
+        a0, a1 = self.actors
+        s0, s1 = self.specials
+        l0, l1 = self.links
+        on_field = [i for i in (*a0, *a1, *s0, *s1) if i >= 0]
+        on_field += l0
+        on_field += l1
+        on_field.sort()
+        prompts = self.prompts
+        flat = [
+            self.turn, self.active, self.phase, self.first, self.plays_used, self.extra_plays,
+            self.links_used, self.atk_a, self.atk_t, self.atk_neg, self.win, self.over,
+            len(prompts),
+        ]  # fmt: skip
+        for pr in prompts:
+            flat += pr
+        flat.append(len(on_field))
+        f, po, sa, em, im = self.faceup, self.pos, self.set_at, self.ego_mod, self.int_mod
+        at, ba, pc, pv, ho = (
+            self.attacked,
+            self.bonus_atk,
+            self.pos_changed,
+            self.pos_revert,
+            self.host,
+        )
+        for i in on_field:
+            flat += (i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pv[i], ho[i])
+        h0, h1 = self.hand
+        d0, d1 = self.deck
+        t0, t1 = self.trash
+        e0, e1 = self.exile
+        k0, k1 = self.tokens
+        flat += (
+            len(h0), *h0, len(d0), *d0, len(a0), *a0, len(s0), *s0, len(l0), *l0,
+            len(t0), *t0, len(e0), *e0, len(k0), *k0,
+            len(h1), *h1, len(d1), *d1, len(a1), *a1, len(s1), *s1, len(l1), *l1,
+            len(t1), *t1, len(e1), *e1, len(k1), *k1,
+        )  # fmt: skip
+        return (
+            _static_bytes(self.cid, self.owner) + pack_prng(self.prng.get_state()) + pack_ints(flat)
+        )
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        """Rebuild a state from `to_json()` output."""
+        if data.get("game") != "metamasters":
+            raise ValueError("not a metamasters state")
+        cid = tuple(BY_ID[c].index for c in data["cards"].split(","))
+        n = len(cid)
+        split = int(data["player1_from"])
+        s = cls(cid, (0,) * split + (1,) * (n - split), Prng.from_state(data["prng"]))
+        for name, zones0, zones1 in zip(_PER_PLAYER, *data["zones"], strict=True):
+            setattr(s, name, [[int(v) for v in zones0], [int(v) for v in zones1]])
+        for code, name in ZONE_LISTS:
+            for side in getattr(s, name):
+                for i in side:
+                    if i >= 0:
+                        s.zone[i] = code
+        for entry in data["field"]:
+            i = int(entry[0])
+            for name, value in zip(_PER_IID_FIELD, entry[1:], strict=True):
+                getattr(s, name)[i] = int(value)
+        for name, value in zip(_SCALARS, data["scalars"], strict=True):
+            setattr(s, name, bool(value) if name == "over" else int(value))
+        s.prompts = [(int(k), int(p), int(a)) for k, p, a in data["prompts"]]
+        return s
+
+    # ------------------------------------------------------------------ views
+
+    def label(self, action: Action) -> str:
+        """A readable description of an action."""
+        args = action.args
+        names = [self._name(x) for x in args]
+        k = action.kind
+        if k == "play":
+            return f"play {names[0]}" + (f", sending {names[1]} to Trash" if len(args) == 2 else "")
+        if k == "set":
+            return f"set {names[0]} face-down" + (
+                f", sending {names[1]} to Trash" if len(args) == 2 else ""
+            )
+        if k == "link":
+            return f"attach {names[0]} to {names[1]}"
+        if k == "activate":
+            return f"activate {names[0]}"
+        if k == "flip":
+            return f"flip {names[0]} face-up"
+        if k == "position":
+            return f"change the battle position of {names[0]}"
+        if k == "attack":
+            return f"{names[0]} attacks {names[1]}"
+        if k == "direct":
+            return f"{names[0]} attacks directly"
+        if k == "target":
+            return f"target {names[0]}"
+        if k == "next":
+            return f"end {PHASE_NAMES[self.phase]}"
+        return k
+
+    def _name(self, iid: int) -> str:
+        if not 0 <= iid < len(self.cid):
+            return f"#{iid}"
+        c = CARDS[self.cid[iid]]
+        if (
+            self.zone[iid] in (Z_ACTOR, Z_SPECIAL)
+            and not self.faceup[iid]
+            and self.owner[iid] != self.current_player
+        ):
+            return f"face-down card #{iid}"
+        mark = f" {c.mark}" if c.mark else ""
+        return f"{c.name}{mark} #{iid}"
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """What `player` may see: no opponent hand, no deck order, no opponent face-down card."""
+        cid = self.cid
+
+        def actor(i: int, q: int) -> dict[str, Any] | None:
+            if i < 0:
+                return None
+            view: dict[str, Any] = {
+                "iid": i,
+                "face_up": bool(self.faceup[i]),
+                "position": "attack" if self.pos[i] == ATTACK else "defense",
+            }
+            if self.faceup[i] or q == player:
+                view["card"] = CARDS[cid[i]].id
+                view["ego"] = self.ego(i)
+                view["int"] = self.intel(i)
+            view["links"] = [
+                {"iid": x, "card": CARDS[cid[x]].id} for x in self.links[q] if self.host[x] == i
+            ]
+            return view
+
+        def special(i: int, q: int) -> dict[str, Any] | None:
+            if i < 0:
+                return None
+            view: dict[str, Any] = {"iid": i, "face_up": bool(self.faceup[i])}
+            if self.faceup[i] or q == player:
+                view["card"] = CARDS[cid[i]].id
+            return view
+
+        sides = []
+        for q in (0, 1):
+            side: dict[str, Any] = {
+                "deck": len(self.deck[q]),
+                "hand_count": len(self.hand[q]),
+                "actors": [actor(i, q) for i in self.actors[q]],
+                "specials": [special(i, q) for i in self.specials[q]],
+                "trash": [CARDS[cid[i]].id for i in self.trash[q]],
+                "exile": [CARDS[cid[i]].id for i in self.exile[q]],
+                "tokens": [CARDS[cid[i]].id for i in self.tokens[q]],
+            }
+            if q == player:
+                side["hand"] = [{"iid": i, "card": CARDS[cid[i]].id} for i in self.hand[q]]
+            sides.append(side)
+        top = self.prompts[-1] if self.prompts else None
+        return {
+            "game": "metamasters",
+            "player": player,
+            "turn": self.turn,
+            "active": self.active,
+            "phase": PHASE_NAMES[self.phase],
+            "current_player": self.current_player,
+            "prompt": PROMPT_NAMES[top[0]] if top else None,
+            "attack": None if self.atk_a < 0 else {"attacker": self.atk_a, "target": self.atk_t},
+            "over": self.over,
+            "winner": self.winner,
+            "players": sides,
+        }
