@@ -259,8 +259,7 @@ def _location(loc: tuple[int | str, ...]) -> str:
 
 def check_shape(bundle: Any) -> None:
     """InvalidInput naming the first field of `bundle` that is missing or of the wrong type."""
-    from engine.core.errors import TranscriptError
-    from engine.core.transcript import Transcript
+    from engine import Transcript, TranscriptError
 
     try:
         BundleShape.model_validate(bundle)

@@ -166,7 +166,7 @@ def own_starter_deck(
     anvil: AnvilNode, deployment: Deployment, player: Player, game_name: str, which: int = 0
 ) -> dict[str, object]:
     """Mint `game_name`'s starter deck `which` to the player and register it; the commitment."""
-    from engine.core.game import get_game
+    from engine import get_game
 
     game = get_game(game_name)
     deck = dict(game.starter_decks[which])

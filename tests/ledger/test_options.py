@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engine.core.game import game_names, get_game
+from engine import game_names, get_game
 from ledger.errors import ConfigurationError, InvalidInput
 from ledger.services.options import SUPPORTED, check_options, problem
 
