@@ -79,7 +79,7 @@ class ContractAddresses:
 
 def load_addresses(path: Path) -> ContractAddresses:
     """Read a deployment file; ConfigurationError (saying how to fix it) when missing or malformed."""
-    from ledger.deploy import Deployment
+    from ledger.devstack.deploy import Deployment
 
     if not path.is_file():
         raise ConfigurationError(

@@ -38,10 +38,10 @@ def test_v1_transcript_replays_to_its_final_hash(path: Path) -> None:
 @pytest.fixture(scope="module")
 def v1_chain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """An Anvil loaded with the v1 chain state (historical states kept), on a free port."""
-    from ledger.devchain import rpc_call
+    from ledger.devstack.anvil import rpc_call
+    from ledger.devstack.ports import free_port
+    from ledger.devstack.toolchain import node_bin
     from ledger.errors import ServiceUnavailable
-    from ledger.ports import free_port
-    from ledger.toolchain import node_bin
 
     work = tmp_path_factory.mktemp("v1chain")
     state = work / "anvil-state.json"

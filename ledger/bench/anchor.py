@@ -33,10 +33,10 @@ from sqlmodel import col
 from ledger import signing
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.db import create_all, make_engine, session_scope
-from ledger.deploy import Deployment, deploy_all
-from ledger.devchain import start_anvil
+from ledger.devstack.anvil import start_anvil
+from ledger.devstack.deploy import Deployment, deploy_all
+from ledger.devstack.servers import RedisServer
 from ledger.errors import MetaLedgerError
-from ledger.localservices import RedisServer
 from ledger.matchledger import Rpc
 from ledger.models.anchoring import Batch, BatchStatus, ResultProof
 from ledger.models.base import utcnow
@@ -49,7 +49,6 @@ PUBLISHER_KEY, SIGNER_KEY, ANCHORER_KEY = ANVIL_DEV_KEYS[0], ANVIL_DEV_KEYS[1], 
 PLAYERS = (Account.from_key(ANVIL_DEV_KEYS[5]).address, Account.from_key(ANVIL_DEV_KEYS[6]).address)
 GAS_SIZES = (1, 64, 1024)
 CHUNK = 1024
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sign_chunk(args: tuple[int, int, str]) -> list[dict[str, Any]]:
@@ -257,7 +256,7 @@ def run(results: int = 100_000, **_: Any) -> dict[str, Any]:
                         "--concurrency=1",
                         "--loglevel=WARNING",
                     ],
-                    cwd=PROJECT_ROOT,
+                    cwd=tmp,
                     env=env,
                     stdout=log,
                     stderr=subprocess.STDOUT,

@@ -64,10 +64,10 @@ class _Stack:
         from eth_account import Account
 
         from engine import get_game
-        from ledger.deploy import deploy_from_settings, seed_demo
-        from ledger.devchain import start_anvil
+        from ledger.devstack.anvil import start_anvil
+        from ledger.devstack.deploy import deploy_from_settings, seed_demo
+        from ledger.devstack.ports import free_port
         from ledger.migrations import upgrade
-        from ledger.ports import free_port
         from ledger.settings import ANVIL_DEV_KEYS, child_environment
         from ledger.tokenids import token_id
 
@@ -144,7 +144,7 @@ class _Stack:
 
 
 def _sign_in_all(url: str, keys: list[str]) -> list[str]:
-    from ledger.cli.play import ApiPlayer
+    from ledger.client.api import ApiPlayer
 
     def one(key: str) -> str:
         with httpx.Client(base_url=url, timeout=30) as http:
@@ -257,7 +257,7 @@ def _closed_loop(
 
 
 def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
-    from ledger.cli.play import ApiPlayer
+    from ledger.client.api import ApiPlayer
 
     sent = [0] * len(keys)
     applied = [0] * len(keys)

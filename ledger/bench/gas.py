@@ -20,8 +20,8 @@ from eth_account import Account
 from web3.types import TxParams, Wei
 
 from ledger import merkle
-from ledger.deploy import Deployment, contract, deploy_all
-from ledger.devchain import AnvilNode, start_anvil
+from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.deploy import Deployment, contract, deploy_all
 from ledger.errors import ChainError
 from ledger.settings import ANVIL_DEV_KEYS
 from ledger.signing import Offer, sign_offer

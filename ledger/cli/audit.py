@@ -24,8 +24,8 @@ def export(
     deployment file, in the local stack's data directory by default)."""
     from ledger.bundle import export_from_settings
     from ledger.db import get_engine, session_scope
+    from ledger.devstack.stackinfo import require_local_state
     from ledger.settings import get_settings
-    from ledger.stackinfo import require_local_state
 
     use_data_dir(data_dir)
     require_local_state(get_settings())

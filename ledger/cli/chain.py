@@ -21,8 +21,8 @@ def start(
     data_dir: DataDir = None,
 ) -> None:
     """Start a local Anvil in the background (state, with historical states, kept under the data dir)."""
-    from ledger.devchain import start_anvil
-    from ledger.ports import free_port, is_free, port_holder
+    from ledger.devstack.anvil import start_anvil
+    from ledger.devstack.ports import free_port, is_free, port_holder
 
     use_data_dir(data_dir)
     settings = get_settings()
@@ -76,7 +76,7 @@ def deploy(
     data_dir: DataDir = None,
 ) -> None:
     """Deploy the contracts to METALEDGER_RPC_URL and write the deployment file (seeds demo cards on Anvil)."""
-    from ledger.stackdeploy import ensure_deployment
+    from ledger.devstack.deploy import ensure_deployment
 
     use_data_dir(data_dir)
     settings = get_settings()
@@ -91,9 +91,9 @@ def seed(data_dir: DataDir = None) -> None:
     """Mint the demo collection again to the demo wallets (Anvil only)."""
     from web3 import Web3
 
-    from ledger.deploy import Deployment, seed_demo
+    from ledger.devstack.demo import demo_holdings
+    from ledger.devstack.deploy import Deployment, seed_demo
     from ledger.settings import ANVIL_CHAIN_ID
-    from ledger.stackdeploy import demo_holdings
 
     use_data_dir(data_dir)
     settings = get_settings()
@@ -108,7 +108,7 @@ def seed(data_dir: DataDir = None) -> None:
 @app.command("status")
 def status(data_dir: DataDir = None) -> None:
     """Print the chain id and latest block at METALEDGER_RPC_URL, and the deployment."""
-    from ledger.devchain import rpc_call
+    from ledger.devstack.anvil import rpc_call
 
     use_data_dir(data_dir)
     settings = get_settings()

@@ -7,8 +7,8 @@ from typer.testing import CliRunner
 
 from engine import get_game
 from ledger.cli import app
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import Deployment
 from tests.api.conftest import PLAYER_KEYS, LiveServer, mint
 
 pytestmark = pytest.mark.chain

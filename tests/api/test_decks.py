@@ -6,8 +6,8 @@ import httpx
 import pytest
 
 from engine import get_game
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import Deployment
 from tests.api.conftest import PLAYER_KEYS, mint
 from tests.api.helpers import register_deck, sign_in
 

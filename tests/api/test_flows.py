@@ -8,8 +8,8 @@ import pytest
 
 from engine import game_names, get_game, replay
 from ledger import signing
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import Deployment
 from tests.api.conftest import PLAYER_KEYS, mint
 from tests.api.helpers import (
     commit_and_reveal,

@@ -15,10 +15,10 @@ import pytest
 from sqlalchemy import update
 
 from ledger.db import dispose_engine, get_engine
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
-from ledger.heartbeat import HeartbeatThread
-from ledger.localservices import RedisServer
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import Deployment
+from ledger.devstack.servers import RedisServer
+from ledger.health.heartbeat import HeartbeatThread
 from ledger.models.base import utcnow
 from ledger.models.results import OutboxEntry
 from ledger.models.workers import WorkerHeartbeat

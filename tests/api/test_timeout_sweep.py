@@ -9,8 +9,8 @@ import pytest
 from sqlmodel import Session
 
 from ledger.db import make_engine
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import Deployment
 from ledger.models import Match
 from ledger.settings import Settings, get_settings
 from tests.api.test_matches import _active

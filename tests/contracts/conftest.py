@@ -18,8 +18,8 @@ from web3.contract import Contract
 from web3.logs import DISCARD
 
 from ledger.artifacts import Artifact, canonical_type, load_artifact, parse_artifact
-from ledger.deploy import DEMO_EDITION_SIZE, Deployment, contract
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import DEMO_EDITION_SIZE, Deployment, contract
 from ledger.settings import ANVIL_DEV_KEYS, get_settings
 
 #: Anvil dev keys #5..#9 are the collectors of these tests (#0..#2 are publisher, signer, anchorer).

@@ -16,8 +16,8 @@ from eth_account import Account
 
 from ledger import merkle
 from ledger.artifacts import CONTRACT_NAMES, load_artifact
-from ledger.deploy import Deployment, contract, deploy_all, seed_demo
-from ledger.devchain import AnvilNode, start_anvil
+from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.deploy import Deployment, contract, deploy_all, seed_demo
 from ledger.errors import ConfigurationError
 from ledger.matchledger import MatchLedgerClient, Rpc
 from ledger.settings import ANVIL_DEV_KEYS, child_environment

@@ -13,8 +13,8 @@ from eth_account import Account
 from sqlalchemy import Engine, insert, select
 
 from ledger import signing
-from ledger.deploy import Deployment, deploy_all
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import Deployment, deploy_all
 from ledger.models.base import utcnow
 from ledger.models.matches import Match, MatchSeat
 from ledger.models.results import MatchResult, OutboxEntry
@@ -164,7 +164,7 @@ def store_played_match(
     from eth_hash.auto import keccak
 
     from engine import RandomBot, get_game, play_match
-    from ledger.deploy import seed_demo
+    from ledger.devstack.deploy import seed_demo
     from ledger.services.decks import deck_hash
     from ledger.services.results import seed_commitments
     from ledger.tokenids import token_id

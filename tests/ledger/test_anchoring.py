@@ -15,8 +15,8 @@ from sqlalchemy import Engine, func, select, update
 from ledger import merkle
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.db import create_all, make_engine, session_scope
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode, start_anvil
+from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.deploy import Deployment
 from ledger.errors import ServiceUnavailable
 from ledger.matchledger import MatchLedgerClient, Rpc, hexb
 from ledger.models.anchoring import Batch, BatchStatus, ResultProof

@@ -10,8 +10,8 @@ from sqlalchemy import Engine
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.bundle import BUNDLE_FORMAT, export_bundle
 from ledger.db import create_all, make_engine, session_scope
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import Deployment
 from ledger.errors import Conflict, NotFound
 from ledger.matchledger import Rpc
 from ledger.verify import verify_bundle

@@ -12,8 +12,8 @@ import pytest
 from engine import get_game
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.db import dispose_engine, make_engine
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import Deployment
 from ledger.matchledger import Rpc
 from ledger.migrations import upgrade
 from ledger.verify import CHECKS, verify_bundle

@@ -17,8 +17,8 @@ from ledger.chain import (
     encode_balance_of_batch,
     load_addresses,
 )
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import Deployment
 from ledger.errors import ConfigurationError
 
 addresses = st.binary(min_size=20, max_size=20).map(lambda b: "0x" + b.hex())

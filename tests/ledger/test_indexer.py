@@ -9,8 +9,8 @@ from eth_account import Account
 from sqlalchemy import Engine, func, select
 
 from ledger.db import create_all, make_engine, session_scope
-from ledger.deploy import Deployment, contract, seed_demo
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import Deployment, contract, seed_demo
 from ledger.indexer import Indexer, token_hex
 from ledger.matchledger import Rpc, balance_of_batch
 from ledger.models.indexing import IndexerCursor, TokenBalance, TokenTransfer

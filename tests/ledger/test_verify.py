@@ -17,8 +17,8 @@ import pytest
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.bundle import export_bundle
 from ledger.db import create_all, make_engine, session_scope
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode, start_anvil
+from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.deploy import Deployment
 from ledger.matchledger import Rpc
 from ledger.verify import CHECKS, verify_bundle
 from tests.ledger.anchor_support import (

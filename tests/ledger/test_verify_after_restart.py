@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.devchain import AnvilNode, start_anvil
+from ledger.devstack.anvil import AnvilNode, start_anvil
 
 pytestmark = pytest.mark.chain
 V1 = Path(__file__).resolve().parents[1] / "fixtures" / "v1"

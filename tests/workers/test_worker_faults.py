@@ -22,11 +22,11 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import OperationalError
 
-from ledger.childprocess import ChildProcess
 from ledger.db import create_all, make_engine, session_scope
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode, start_anvil
-from ledger.localservices import RedisServer
+from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.childprocess import ChildProcess
+from ledger.devstack.deploy import Deployment
+from ledger.devstack.servers import RedisServer
 from ledger.matchledger import MatchLedgerClient, Rpc
 from ledger.models.anchoring import Batch, BatchStatus, ResultProof
 from ledger.models.results import OutboxEntry

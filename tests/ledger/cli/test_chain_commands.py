@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.ports import free_port
+from ledger.devstack.ports import free_port
 
 
 def _cli(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -73,7 +73,7 @@ def test_dev_keys_are_refused_on_a_foreign_chain_id(
     anvil = Path(__file__).resolve().parents[3] / "node_modules" / ".bin" / "anvil"
     proc = subprocess.Popen([str(anvil), "--port", str(port), "--chain-id", "5", "--silent"])
     try:
-        from ledger.devchain import rpc_call
+        from ledger.devstack.anvil import rpc_call
 
         for _ in range(100):
             try:

@@ -9,10 +9,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ledger.childprocess import ChildProcess
+from ledger.devstack.childprocess import ChildProcess
+from ledger.devstack.ports import ensure_free, free_port
+from ledger.devstack.toolchain import node_bin
 from ledger.errors import ServiceUnavailable
-from ledger.ports import ensure_free, free_port
-from ledger.toolchain import node_bin
 
 if TYPE_CHECKING:
     from web3 import Web3

@@ -1,5 +1,6 @@
-"""An exclusive lock on a file that names its holder's pid; the kernel drops it when the holder
-dies, however it dies, so a lock is never stale."""
+"""The one scheduler of a data directory: an exclusive lock on `<data_dir>/beat.lock` that names
+its holder's pid. The kernel drops it when the holder dies, however it dies, so a lock is never
+stale; the local stack takes `<data_dir>/stack.lock` the same way."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ledger.settings import Settings
 
 
 class PidLock:
@@ -67,3 +71,8 @@ class PidLock:
             fcntl.flock(self._file, fcntl.LOCK_UN)
             self._file.close()
             self._file = None
+
+
+def scheduler_lock(settings: Settings) -> PidLock:
+    """The scheduler (Celery beat) lock of the settings' data directory."""
+    return PidLock(settings.data_dir / "beat.lock")

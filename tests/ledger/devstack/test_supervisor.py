@@ -9,9 +9,9 @@ import threading
 import time
 from pathlib import Path
 
-from ledger.childprocess import ChildProcess
+from ledger.devstack.childprocess import ChildProcess
+from ledger.devstack.supervisor import Supervisor
 from ledger.errors import ServiceUnavailable
-from ledger.supervisor import Supervisor
 
 
 def _sleeper(name: str, tmp: Path) -> ChildProcess:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import redis
 import sqlalchemy as sa
 
-from ledger.localservices import RedisServer
+from ledger.devstack.servers import RedisServer
 
 
 def test_redis_server_answers_and_restarts_on_its_port(redis_server: RedisServer) -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ledger.devchain import AnvilNode, rpc_call, start_anvil
+from ledger.devstack.anvil import AnvilNode, rpc_call, start_anvil
 from ledger.errors import ConfigurationError, ServiceUnavailable
+from tests.fixtures.chain import reverted
 
 
 def test_session_anvil_answers_with_chain_id_31337(anvil: AnvilNode) -> None:
@@ -25,8 +26,17 @@ def test_snapshot_and_revert_restore_the_block_number(anvil: AnvilNode) -> None:
     assert anvil.w3.eth.block_number == before
 
 
-def test_evm_snapshot_fixture_isolates_state(evm_snapshot: AnvilNode) -> None:
-    evm_snapshot.mine(2)
+def test_evm_snapshot_fixture_isolates_state(anvil: AnvilNode) -> None:
+    """What a test does inside the fixture's snapshot (blocks, balances) is gone afterwards."""
+    sender, receiver = anvil.w3.eth.accounts[:2]
+    block, balance = anvil.w3.eth.block_number, anvil.w3.eth.get_balance(receiver)
+    with reverted(anvil) as node:
+        node.rpc("eth_sendTransaction", {"from": sender, "to": receiver, "value": hex(10**18)})
+        node.mine(2)
+        assert node.w3.eth.block_number >= block + 2
+        assert node.w3.eth.get_balance(receiver) == balance + 10**18
+    assert anvil.w3.eth.block_number == block
+    assert anvil.w3.eth.get_balance(receiver) == balance
 
 
 def test_a_taken_port_is_named_with_its_holder() -> None:

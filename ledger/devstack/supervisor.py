@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ledger.childprocess import ChildProcess, StopRequested, log_tail
+from ledger.devstack.childprocess import ChildProcess, StopRequested, log_tail
 from ledger.errors import MetaLedgerError
 
 #: the first restart waits this long; each failure in a row doubles it up to BACKOFF_MAX

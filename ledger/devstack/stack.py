@@ -1,7 +1,7 @@
 """The whole product on one machine: Anvil, contracts, database, redis-server, worker, beat, API.
 
 `metaledger run` (and so `make run`) uses this. Every server is a child process under one
-supervisor (`ledger.supervisor`): a child that dies is restarted, and stopping the stack stops
+supervisor (`ledger.devstack.supervisor`): a child that dies is restarted, and stopping the stack stops
 them all, newest first. The chain persists in `<data_dir>/anvil-state.json` between runs, with
 its historical states; `<data_dir>/stack.json` tells the CLI where the running stack answers;
 `<data_dir>/stack.lock` keeps a second stack (and so a second scheduler) off the same data dir.
@@ -18,21 +18,33 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ledger.childprocess import ChildProcess, StopRequested
-from ledger.devchain import start_anvil
+from ledger.devstack.anvil import start_anvil
+from ledger.devstack.childprocess import ChildProcess, StopRequested
+from ledger.devstack.ports import free_port, is_free, port_holder
+from ledger.devstack.servers import RedisServer
+from ledger.devstack.stackinfo import StackInfo, find_stack, remove_stack_info, write_stack_info
+from ledger.devstack.supervisor import Supervisor
 from ledger.errors import ConfigurationError
-from ledger.localservices import RedisServer
-from ledger.pidlock import PidLock
-from ledger.ports import free_port, is_free, port_holder
+from ledger.health.schedulerlock import PidLock
 from ledger.settings import Settings, child_environment
-from ledger.stackinfo import StackInfo, find_stack, remove_stack_info, write_stack_info
-from ledger.supervisor import Supervisor
 
 if TYPE_CHECKING:
-    from ledger.deploy import Deployment
+    from ledger.devstack.deploy import Deployment
 
 #: how long a starting server may take before the stack gives up on it
 START_TIMEOUT = 60.0
+#: the module each server process runs (`python -m ...`): the stack starts the API and the
+#: workers as processes and imports neither
+SERVER_MODULES: dict[str, tuple[str, ...]] = {
+    "api": ("api",),
+    "worker": ("workers", "worker"),
+    "beat": ("workers", "beat"),
+}
+
+
+def server_command(name: str) -> list[str]:
+    """The command line of server process `name` ("api", "worker" or "beat")."""
+    return [sys.executable, "-m", *SERVER_MODULES[name]]
 
 
 @dataclass
@@ -120,7 +132,7 @@ class LocalStack:
 
     def deploy(self) -> None:
         """Reuse a deployment that matches the chain, or deploy and seed the demo collection."""
-        from ledger.stackdeploy import ensure_deployment
+        from ledger.devstack.deploy import ensure_deployment
 
         self.deployment = ensure_deployment(self.settings, self.rpc_url, self.say)
 
@@ -150,8 +162,9 @@ class LocalStack:
         self.broker_url = server.url
         self.say(f"broker: redis-server at {self.broker_url}, pid {child.pid}")
 
-    def _python_child(self, name: str, *args: str, **settings: str) -> ChildProcess:
-        """A `metaledger` subcommand as a child, told where every part of this stack is."""
+    def _python_child(self, name: str, **settings: str) -> ChildProcess:
+        """The server process `name` (see SERVER_MODULES) as a child, told where every part of
+        this stack is."""
         s = self.settings
         env = child_environment(
             data_dir=str(s.data_dir),
@@ -163,7 +176,7 @@ class LocalStack:
         )
         return ChildProcess(
             name,
-            [sys.executable, "-m", "ledger.cli", *args],
+            server_command(name),
             log_file=self.data_dir / f"{name}.log",
             env=env,
         )
@@ -171,12 +184,12 @@ class LocalStack:
     def start_worker(self) -> None:
         """Start a supervised Celery worker; ready once it records its first heartbeat."""
         from ledger.db import get_engine, session_scope
-        from ledger.heartbeat import heartbeat_pid
+        from ledger.health.heartbeat import heartbeat_pid
 
         engine = get_engine(self.settings.resolved_database_url)
 
         def launch() -> ChildProcess:
-            child = self._python_child("worker", "worker").start()
+            child = self._python_child("worker").start()
 
             def beating() -> bool:
                 with session_scope(engine, write=False) as db:
@@ -192,12 +205,12 @@ class LocalStack:
 
     def start_beat(self) -> None:
         """Start the one supervised scheduler; ready once it holds the data dir's beat lock."""
-        from workers.beat import beat_lock
+        from ledger.health.schedulerlock import scheduler_lock
 
-        lock = beat_lock(self.settings)
+        lock = scheduler_lock(self.settings)
 
         def launch() -> ChildProcess:
-            child = self._python_child("beat", "beat").start()
+            child = self._python_child("beat").start()
             child.wait_until(
                 lambda: lock.holder() == child.pid,
                 f"take the scheduler lock {lock.path}",
@@ -224,7 +237,7 @@ class LocalStack:
                 return False
 
         def launch() -> ChildProcess:
-            child = self._python_child("api", "api", api_host=host, api_port=str(port))
+            child = self._python_child("api", api_host=host, api_port=str(port))
             child.start().wait_until(answers, "answer /healthz", START_TIMEOUT, self._should_stop)
             return child
 

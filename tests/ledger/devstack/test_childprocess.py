@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from ledger.childprocess import ChildProcess, StopRequested, log_tail
+from ledger.devstack.childprocess import ChildProcess, StopRequested, log_tail
+from ledger.devstack.ports import accepts_connections, free_port
+from ledger.devstack.toolchain import redis_server_bin
 from ledger.errors import ServiceUnavailable
-from ledger.ports import accepts_connections, free_port
-from ledger.toolchain import redis_server_bin
 
 
 def _alive(pid: int) -> bool:
@@ -83,7 +83,7 @@ def test_a_child_dies_with_the_process_that_started_it(tmp_path: Path) -> None:
         f"""
         import time
         from pathlib import Path
-        from ledger.childprocess import ChildProcess
+        from ledger.devstack.childprocess import ChildProcess
         child = ChildProcess("sleep", ["sleep", "300"]).start()
         Path({str(pid_file)!r}).write_text(str(child.pid))
         time.sleep(300)

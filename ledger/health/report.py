@@ -13,9 +13,9 @@ from urllib.parse import urlsplit
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session, col
 
-from ledger.devchain import rpc_call
+from ledger.devstack.anvil import rpc_call
 from ledger.errors import MetaLedgerError
-from ledger.heartbeat import LiveWorkers, live_workers
+from ledger.health.heartbeat import LiveWorkers, live_workers
 from ledger.models.anchoring import Batch, BatchStatus
 from ledger.models.base import utcnow
 from ledger.models.results import OutboxEntry

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from eth_account import Account
 
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.demo import DEMO_KEYS, demo_holdings
+from ledger.devstack.deploy import Deployment, ensure_deployment, stale_reason
 from ledger.settings import Settings
-from ledger.stackdeploy import DEMO_KEYS, demo_holdings, ensure_deployment, stale_reason
 from ledger.tokenids import token_id
 
 

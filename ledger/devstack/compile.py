@@ -2,7 +2,7 @@
 
 forge is the one compile path: the forge tests, slither and `metaledger contracts build` all use the
 project in contracts/ (foundry.toml: solc through the solcjs wrapper, optimizer, EVM version). This
-module reads contracts/ from the source checkout (PROJECT_ROOT); it is build tooling only. The
+module reads contracts/ from the source checkout (`checkout_root()`); it is build tooling only. The
 product never imports it at run time: it reads the built artifacts (`ledger.artifacts`).
 
 Two artifact sets come out of one build: the contracts the product deploys (contracts/src, written
@@ -23,12 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ledger.devstack.toolchain import checkout_root
 from ledger.errors import MetaLedgerError
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
-CONTRACTS_DIR = PROJECT_ROOT / "contracts"
-FOUNDRY_TOML = CONTRACTS_DIR / "foundry.toml"
-FORGE_OUT = CONTRACTS_DIR / "out"
+
+def contracts_dir() -> Path:
+    """The forge project of the checkout (contracts/)."""
+    return checkout_root() / "contracts"
+
+
+def _foundry_profile() -> dict[str, Any]:
+    profile: dict[str, Any] = tomllib.loads((contracts_dir() / "foundry.toml").read_text())
+    return dict(profile["profile"]["default"])
 
 
 class CompileError(MetaLedgerError):
@@ -37,14 +43,20 @@ class CompileError(MetaLedgerError):
 
 @dataclass(frozen=True)
 class ArtifactSet:
-    """Contracts compiled from one source folder (relative to contracts/) into one artifact folder."""
+    """Contracts compiled from one source folder (relative to contracts/) into one artifact
+    folder (relative to the checkout)."""
 
     sources: str
-    out_dir: Path
+    out: str
+
+    @property
+    def out_dir(self) -> Path:
+        """Where the set's artifacts are written."""
+        return checkout_root() / self.out
 
     def source_files(self) -> list[Path]:
         """The set's Solidity files, sorted."""
-        return sorted((CONTRACTS_DIR / self.sources).rglob("*.sol"))
+        return sorted((contracts_dir() / self.sources).rglob("*.sol"))
 
     def contract_names(self) -> list[str]:
         """Names of the deployable (non-abstract, non-interface) contracts in the set's files."""
@@ -54,9 +66,9 @@ class ArtifactSet:
 
 
 #: What the product deploys or reads.
-PRODUCT = ArtifactSet("src", PROJECT_ROOT / "ledger" / "artifacts")
+PRODUCT = ArtifactSet("src", "ledger/artifacts")
 #: Test-only contracts (an EIP-1271 wallet, a re-entering taker), never shipped.
-TEST_MOCKS = ArtifactSet("test/mocks", PROJECT_ROOT / "tests" / "contracts" / "artifacts")
+TEST_MOCKS = ArtifactSet("test/mocks", "tests/contracts/artifacts")
 ARTIFACT_SETS: tuple[ArtifactSet, ...] = (PRODUCT, TEST_MOCKS)
 
 _CONTRACT = re.compile(r"^contract\s+(\w+)", re.MULTILINE)
@@ -77,7 +89,7 @@ class CompileResult:
 
 def compiler_settings() -> dict[str, Any]:
     """The compiler settings in contracts/foundry.toml, as recorded in every artifact."""
-    profile = tomllib.loads(FOUNDRY_TOML.read_text())["profile"]["default"]
+    profile = _foundry_profile()
     return {
         "optimizer": {
             "enabled": bool(profile["optimizer"]),
@@ -89,7 +101,7 @@ def compiler_settings() -> dict[str, Any]:
 
 
 def _remappings() -> list[tuple[str, str]]:
-    profile = tomllib.loads(FOUNDRY_TOML.read_text())["profile"]["default"]
+    profile = _foundry_profile()
     pairs = [str(r).split("=", 1) for r in profile.get("remappings", [])]
     return [(prefix, target) for prefix, target in pairs]
 
@@ -107,15 +119,15 @@ def _unit_name(imported: str, importer: str) -> str:
 def source_units(artifact_set: ArtifactSet) -> list[str]:
     """Every source unit the set's files import, transitively (names relative to contracts/)."""
     seen: set[str] = set()
-    todo = [p.relative_to(CONTRACTS_DIR).as_posix() for p in artifact_set.source_files()]
+    root = contracts_dir()
+    todo = [p.relative_to(root).as_posix() for p in artifact_set.source_files()]
     while todo:
         name = todo.pop()
         if name in seen:
             continue
         seen.add(name)
         todo.extend(
-            _unit_name(imported, name)
-            for imported in _IMPORT.findall((CONTRACTS_DIR / name).read_text())
+            _unit_name(imported, name) for imported in _IMPORT.findall((root / name).read_text())
         )
     return sorted(seen)
 
@@ -123,8 +135,9 @@ def source_units(artifact_set: ArtifactSet) -> list[str]:
 def source_hash_of(names: list[str]) -> str:
     """SHA-256 over (name, content) of every source unit, imported OpenZeppelin files included."""
     digest = hashlib.sha256()
+    root = contracts_dir()
     for name in sorted(names):
-        digest.update(name.encode() + b"\0" + (CONTRACTS_DIR / name).read_bytes() + b"\0")
+        digest.update(name.encode() + b"\0" + (root / name).read_bytes() + b"\0")
     return "0x" + digest.hexdigest()
 
 
@@ -135,13 +148,13 @@ def current_source_hash(artifact_set: ArtifactSet = PRODUCT) -> str:
 
 def forge_build() -> None:
     """Run `forge build` in contracts/ (tests and scripts skipped); raise CompileError on failure."""
-    from ledger.toolchain import node_bin
+    from ledger.devstack.toolchain import node_bin
 
     forge = node_bin("forge")
     try:
         proc = subprocess.run(
             [str(forge), "build", "--offline", "--skip", "test", "--skip", "script"],
-            cwd=CONTRACTS_DIR,
+            cwd=contracts_dir(),
             capture_output=True,
             text=True,
             check=False,
@@ -158,10 +171,11 @@ def collect(artifact_set: ArtifactSet) -> CompileResult:
     settings = compiler_settings()
     contracts: dict[str, dict[str, Any]] = {}
     versions: set[str] = set()
+    root = contracts_dir()
     for path in artifact_set.source_files():
-        source = path.relative_to(CONTRACTS_DIR).as_posix()
+        source = path.relative_to(root).as_posix()
         for name in _CONTRACT.findall(path.read_text()):
-            out = FORGE_OUT / path.name / f"{name}.json"
+            out = root / "out" / path.name / f"{name}.json"
             if not out.is_file():
                 raise CompileError(f"forge wrote no artifact for {name} ({out})")
             data = json.loads(out.read_text())
@@ -193,3 +207,56 @@ def collect(artifact_set: ArtifactSet) -> CompileResult:
         settings=settings,
         source_hash=source_hash_of(units),
     )
+
+
+class StaleArtifactsError(MetaLedgerError):
+    """The committed artifacts don't match the Solidity sources."""
+
+
+def build_artifacts() -> list[tuple[ArtifactSet, CompileResult]]:
+    """Compile contracts/ with forge and rewrite every set's artifact folder (stale files
+    removed); the sets with what was built into each."""
+    from ledger.artifacts import artifact_json
+
+    forge_build()
+    built = []
+    for artifact_set in ARTIFACT_SETS:
+        result = collect(artifact_set)
+        artifact_set.out_dir.mkdir(parents=True, exist_ok=True)
+        for old in artifact_set.out_dir.glob("*.json"):
+            if old.stem not in result.contracts:
+                old.unlink()
+        for name, compiled in sorted(result.contracts.items()):
+            text = artifact_json(
+                name, compiled, result.solc_version, result.settings, result.source_hash
+            )
+            (artifact_set.out_dir / f"{name}.json").write_text(text)
+        built.append((artifact_set, result))
+    return built
+
+
+def check_artifacts() -> list[tuple[ArtifactSet, str]]:
+    """StaleArtifactsError if any artifact is missing or was built from other sources or
+    settings (no compiler run); else every set with its source hash."""
+    from ledger.artifacts import parse_artifact
+
+    settings = compiler_settings()
+    checked = []
+    for artifact_set in ARTIFACT_SETS:
+        expected = current_source_hash(artifact_set)
+        names = artifact_set.contract_names()
+        stored = {p.stem for p in artifact_set.out_dir.glob("*.json")}
+        if stored != set(names):
+            raise StaleArtifactsError(
+                f"{artifact_set.out_dir} holds {sorted(stored)}, the sources define {names}; "
+                "run `metaledger contracts build`"
+            )
+        for name in names:
+            artifact = parse_artifact((artifact_set.out_dir / f"{name}.json").read_text())
+            if artifact.source_hash != expected or artifact.settings != settings:
+                raise StaleArtifactsError(
+                    f"artifact {name} is stale (sources or settings changed); "
+                    "run `metaledger contracts build`"
+                )
+        checked.append((artifact_set, expected))
+    return checked

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ledger.childprocess import ChildProcess
-from ledger.ports import accepts_connections, ensure_free, free_port
-from ledger.toolchain import redis_server_bin
+from ledger.devstack.childprocess import ChildProcess
+from ledger.devstack.ports import accepts_connections, ensure_free, free_port
+from ledger.devstack.toolchain import redis_server_bin
 
 
 class RedisServer:

@@ -1,4 +1,6 @@
-"""Deploy CardToken, MatchLedger and CardExchange from the committed artifacts, and seed demo cards.
+"""Deploy CardToken, MatchLedger and CardExchange from the shipped artifacts, mint cards, and reuse
+a deployment that still matches the chain (`ensure_deployment`, what `make run` and
+`metaledger chain deploy` do).
 
     deployment = deploy_all(w3, publisher_key, signer_address, anchorer_address, rpc_url=url)
     deployment.save(settings.resolved_deployment_file)
@@ -13,7 +15,8 @@ sent). The publisher becomes the default admin of CardToken and MatchLedger, who
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +26,7 @@ from eth_utils import to_checksum_address
 
 from ledger.artifacts import describe_revert, load_artifact
 from ledger.errors import ChainError, ConfigurationError
+from ledger.settings import ANVIL_CHAIN_ID, Settings
 
 if TYPE_CHECKING:
     from web3 import Web3
@@ -292,3 +296,56 @@ def seed_demo(
     except Web3Exception as exc:
         raise ChainError(f"seeding demo cards failed: {exc}") from exc
     return ["0x" + h.hex() for h in hashes]
+
+
+def stale_reason(
+    deployment: Deployment, chain_id: int, code_at: Callable[[str], bytes]
+) -> str | None:
+    """Why a deployment does not match the chain, or None when it does."""
+    if deployment.chain_id != chain_id:
+        return f"it is for chain id {deployment.chain_id}, the chain is {chain_id}"
+    for name, address in deployment.addresses.items():
+        if not code_at(address):
+            return f"no {name} code at {address}"
+    if deployment.source_hash and deployment.source_hash != load_artifact("CardToken").source_hash:
+        return "the contracts changed since it was deployed"
+    return None
+
+
+def _set_aside(path: Path, say: Callable[[str], None]) -> None:
+    if path.exists():
+        backup = path.with_name(f"{path.name}.{time.strftime('%Y%m%d-%H%M%S')}.bak")
+        path.rename(backup)
+        say(f"database: the chain was redeployed, so the old local database moved to {backup}")
+
+
+def ensure_deployment(
+    settings: Settings, rpc_url: str, say: Callable[[str], None] = print
+) -> Deployment:
+    """Return the deployment for the chain at `rpc_url`, deploying (and seeding) when needed."""
+    from web3 import Web3
+
+    w3 = Web3(Web3.HTTPProvider(rpc_url, request_kwargs={"timeout": 30}))
+    chain_id = w3.eth.chain_id
+    settings.check_keys_for_chain(chain_id)
+    path = settings.resolved_deployment_file
+    if path.exists():
+        deployment = Deployment.load(path)
+        reason = stale_reason(
+            deployment, chain_id, lambda a: bytes(w3.eth.get_code(Web3.to_checksum_address(a)))
+        )
+        if reason is None:
+            say(f"contracts: reusing the deployment in {path}")
+            return deployment
+        say(f"contracts: {path} is stale ({reason}); redeploying")
+        if settings.database_url is None:
+            _set_aside(Path(settings.resolved_database_url.removeprefix("sqlite:///")), say)
+    deployment = deploy_from_settings(w3, rpc_url)
+    deployment.save(path)
+    say(f"contracts: deployed at block {deployment.deployment_block}; written to {path}")
+    if chain_id == ANVIL_CHAIN_ID:
+        from ledger.devstack.demo import DEMO_KEYS, demo_holdings
+
+        seed_demo(w3, deployment, settings.publisher_key.get_secret_value(), demo_holdings())
+        say(f"contracts: minted the demo collection to {len(DEMO_KEYS)} demo wallets")
+    return deployment

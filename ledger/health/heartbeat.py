@@ -1,6 +1,6 @@
 """Worker heartbeats in the database: each worker records one on its own timer, /healthz reads
 the newest. A heartbeat says the worker process is alive and reaches the database; the
-anchoring backlog (ledger.health) says whether it keeps up."""
+anchoring backlog (ledger.health.report) says whether it keeps up."""
 
 from __future__ import annotations
 
