@@ -17,10 +17,10 @@ from api.routes import audit, auth, catalogue, decks, matches, system
 from ledger.chain import ChainClient
 from ledger.db import get_engine, session_scope
 from ledger.errors import ConfigurationError
+from ledger.protocol.untrusted import restore_recursion_limit
 from ledger.services.catalogue import sync_card_designs
 from ledger.services.context import Context
 from ledger.settings import Settings, get_settings
-from ledger.untrusted import restore_recursion_limit
 
 DESCRIPTION = """Players prove deck ownership at a pinned block, play matches on the shared rules
 engine against a person or a bot, and receive operator-signed EIP-712 results.

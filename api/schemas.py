@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ledger.untrusted import INT64_MAX, INT64_MIN
+from ledger.protocol.untrusted import INT64_MAX, INT64_MIN
 
 Hex32 = Field(pattern=r"^0x[0-9a-fA-F]{64}$", description="32 bytes as 0x-hex")
 #: how request bodies are validated

@@ -27,21 +27,14 @@ from eth_account import Account
 from sqlalchemy import Engine, delete, func, insert, select, text, update
 from sqlmodel import Session, col
 
-from ledger import merkle
 from ledger.db import session_scope
 from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
-from ledger.matchledger import (
-    BATCH_ALREADY_ANCHORED,
-    ZERO32,
-    MatchLedgerClient,
-    Rpc,
-    anchor_calldata,
-    batch_hash,
-    hexb,
-    hx,
-)
+from ledger.matchledger import BATCH_ALREADY_ANCHORED, MatchLedgerClient, Rpc, anchor_calldata
 from ledger.models.anchoring import Batch, BatchStatus, ResultProof, utcnow
 from ledger.models.results import MatchResult, OutboxEntry
+from ledger.protocol import merkle
+from ledger.protocol.hexcodec import from_hex, to_hex
+from ledger.protocol.merkle import ZERO32, batch_hash
 
 log = logging.getLogger(__name__)
 
@@ -213,10 +206,10 @@ class Anchorer:
                 id=batch_id,
                 chain_id=chain_id,
                 ledger_address=self.ledger.address,
-                root=hx(tree.root),
+                root=to_hex(tree.root),
                 count=count,
-                prev_batch_hash=hx(prev),
-                batch_hash=hx(batch_hash(prev, batch_id, tree.root, count)),
+                prev_batch_hash=to_hex(prev),
+                batch_hash=to_hex(batch_hash(prev, batch_id, tree.root, count)),
                 status=BatchStatus.CLOSED,
             )
             session.add(batch)
@@ -239,7 +232,7 @@ class Anchorer:
                         "batch_id": batch_id,
                         "digest": row[3],
                         "tree_index": tree.tree_index[i],
-                        "proof": [hx(p) for p in tree.proof(i)],
+                        "proof": [to_hex(p) for p in tree.proof(i)],
                     }
                     for i, row in enumerate(rows)
                 ],
@@ -266,7 +259,7 @@ class Anchorer:
     ) -> tuple[int, bytes]:
         last = session.scalars(select(Batch).order_by(col(Batch.id).desc()).limit(1)).first()
         if last is not None and (chain_start is None or chain_start[0] <= last.id + 1):
-            return last.id + 1, hexb(last.batch_hash)
+            return last.id + 1, from_hex(last.batch_hash)
         if chain_start is None:  # batches were deleted (superseded) since we looked
             raise ServiceUnavailable("the batch table changed during closing; retry")
         return chain_start
@@ -295,7 +288,7 @@ class Anchorer:
                 return
 
     def _sign_and_send(self, batch: Batch, report: PassReport) -> bool:
-        root, prev = hexb(batch.root), hexb(batch.prev_batch_hash)
+        root, prev = from_hex(batch.root), from_hex(batch.prev_batch_hash)
         problem = self.ledger.simulate_anchor(
             self.account.address, batch.id, root, batch.count, prev
         )
@@ -335,7 +328,7 @@ class Anchorer:
             "nonce": nonce,
             "to": self.ledger.address,
             "data": anchor_calldata(
-                batch.id, hexb(batch.root), batch.count, hexb(batch.prev_batch_hash)
+                batch.id, from_hex(batch.root), batch.count, from_hex(batch.prev_batch_hash)
             ),
             "gas": ANCHOR_GAS,
             "maxPriorityFeePerGas": tip,
@@ -343,7 +336,7 @@ class Anchorer:
             "value": 0,
         }
         signed = self.account.sign_transaction(tx)
-        return hx(bytes(signed.raw_transaction)), hx(bytes(signed.hash))
+        return to_hex(bytes(signed.raw_transaction)), to_hex(bytes(signed.hash))
 
     def _wait_receipt(self, batch_id: int, tx_hash: str, report: PassReport) -> bool:
         deadline = time.monotonic() + self.config.receipt_wait_seconds
@@ -380,8 +373,8 @@ class Anchorer:
         event = self.ledger.anchored_batch(batch.id)
         if (
             event is not None
-            and hx(event.root) == batch.root
-            and hx(event.batch_hash) == batch.batch_hash
+            and to_hex(event.root) == batch.root
+            and to_hex(event.batch_hash) == batch.batch_hash
         ):
             with session_scope(self.engine) as session:
                 row = session.get(Batch, batch.id)

@@ -20,8 +20,9 @@ from sqlalchemy import Engine, delete, insert, select
 from sqlmodel import Session, col
 
 from ledger.db import session_scope
-from ledger.matchledger import TRANSFER_BATCH, TRANSFER_SINGLE, Rpc, hexb
+from ledger.matchledger import TRANSFER_BATCH, TRANSFER_SINGLE, Rpc
 from ledger.models.indexing import IndexerCursor, TokenBalance, TokenTransfer, utcnow
+from ledger.protocol.hexcodec import from_hex
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,7 @@ def decode_transfer(log_: dict[str, Any]) -> list[dict[str, Any]]:
     """The (id, amount) rows of one TransferSingle or TransferBatch log."""
     topics = log_["topics"]
     operator, from_, to = (_topic_address(t) for t in topics[1:4])
-    data = hexb(log_["data"])
+    data = from_hex(log_["data"])
     if topics[0] == TRANSFER_SINGLE:
         token_id, amount = decode(["uint256", "uint256"], data)
         items = [(int(token_id), int(amount))]

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_abi import decode, encode
-from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
 
 from ledger.artifacts import load_artifact
 from ledger.errors import ChainError, ServiceUnavailable
+from ledger.protocol.hexcodec import from_hex, to_hex
 
 _LEDGER = load_artifact("MatchLedger")
 _TOKEN = load_artifact("CardToken")
@@ -42,31 +42,12 @@ BATCH_ANCHORED = _LEDGER.event_topic("BatchAnchored")
 TRANSFER_SINGLE = _TOKEN.event_topic("TransferSingle")
 TRANSFER_BATCH = _TOKEN.event_topic("TransferBatch")
 
-ZERO32 = b"\x00" * 32
-
-
-def batch_hash(prev_batch_hash: bytes, batch_id: int, root: bytes, count: int) -> bytes:
-    """keccak256(abi.encode(prevBatchHash, batchId, root, count)) as MatchLedger computes it."""
-    return keccak(
-        encode(["bytes32", "uint64", "bytes32", "uint32"], [prev_batch_hash, batch_id, root, count])
-    )
-
 
 def anchor_calldata(batch_id: int, root: bytes, count: int, prev_batch_hash: bytes) -> bytes:
     """Calldata of MatchLedger.anchor(batchId, root, count, prevBatchHash)."""
     return ANCHOR + encode(
         ["uint64", "bytes32", "uint32", "bytes32"], [batch_id, root, count, prev_batch_hash]
     )
-
-
-def hexb(value: str) -> bytes:
-    """0x-hex to bytes."""
-    return bytes.fromhex(value.removeprefix("0x"))
-
-
-def hx(value: bytes) -> str:
-    """Bytes to 0x-hex."""
-    return "0x" + value.hex()
 
 
 class RpcError(ChainError):
@@ -83,7 +64,7 @@ class RpcError(ChainError):
         if isinstance(data, dict):
             data = data.get("data")
         if isinstance(data, str) and data.startswith("0x"):
-            return hexb(data)
+            return from_hex(data)
         return None
 
     @property
@@ -126,11 +107,11 @@ class Rpc:
         self, to: str, data: bytes, block: int | str = "latest", sender: str | None = None
     ) -> bytes:
         """eth_call at `block` (a number or a tag); returns the raw return data."""
-        tx: dict[str, str] = {"to": to, "data": hx(data)}
+        tx: dict[str, str] = {"to": to, "data": to_hex(data)}
         if sender:
             tx["from"] = sender
         tag = hex(block) if isinstance(block, int) else block
-        return hexb(self.call("eth_call", tx, tag))
+        return from_hex(self.call("eth_call", tx, tag))
 
     def chain_id(self) -> int:
         """eth_chainId."""
@@ -205,10 +186,10 @@ class AnchoredBatch:
 
 def decode_batch_anchored(log: dict[str, Any]) -> AnchoredBatch:
     """Decode one BatchAnchored log."""
-    count, prev, bhash = decode(["uint32", "bytes32", "bytes32"], hexb(log["data"]))
+    count, prev, bhash = decode(["uint32", "bytes32", "bytes32"], from_hex(log["data"]))
     return AnchoredBatch(
         batch_id=int(log["topics"][1], 16),
-        root=hexb(log["topics"][2]),
+        root=from_hex(log["topics"][2]),
         count=int(count),
         prev_batch_hash=bytes(prev),
         batch_hash=bytes(bhash),
@@ -299,7 +280,7 @@ class MatchLedgerClient:
         """BatchAnchored events (optionally of one batch id), in chain order."""
         topics: list[Any] = [BATCH_ANCHORED]
         if batch_id is not None:
-            topics.append(hx(encode(["uint64"], [batch_id])))
+            topics.append(to_hex(encode(["uint64"], [batch_id])))
         return [
             decode_batch_anchored(log)
             for log in self.rpc.logs(self.address, topics, from_block, to_block)

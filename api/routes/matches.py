@@ -14,8 +14,8 @@ from api.metrics import ACTIONS, RESULTS
 from ledger import queries
 from ledger.errors import NotFound
 from ledger.models import MatchStatus
+from ledger.protocol.untrusted import INT64_MAX
 from ledger.services import auth, matches, results
-from ledger.untrusted import INT64_MAX
 
 router = APIRouter(prefix="/matches", tags=["matches"])
 MatchId = Annotated[

@@ -30,7 +30,6 @@ from eth_account import Account
 from sqlalchemy import Engine, func, insert, select
 from sqlmodel import col
 
-from ledger import signing
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.db import create_all, make_engine, session_scope
 from ledger.devstack.anvil import start_anvil
@@ -43,6 +42,8 @@ from ledger.models.base import utcnow
 from ledger.models.matches import Match
 from ledger.models.results import MatchResult, OutboxEntry
 from ledger.models.wallets import Wallet
+from ledger.protocol import eip712
+from ledger.protocol.signatures import sign_digest
 from ledger.settings import ANVIL_DEV_KEYS, child_environment
 
 PUBLISHER_KEY, SIGNER_KEY, ANCHORER_KEY = ANVIL_DEV_KEYS[0], ANVIL_DEV_KEYS[1], ANVIL_DEV_KEYS[2]
@@ -57,7 +58,7 @@ def _sign_chunk(args: tuple[int, int, str]) -> list[dict[str, Any]]:
     signer = Account.from_key(SIGNER_KEY).address
     rows = []
     for _ in range(n):
-        result = signing.MatchResult(
+        result = eip712.MatchResult(
             match_id=os.urandom(32),
             game="metax",
             ruleset_version="1",
@@ -71,7 +72,7 @@ def _sign_chunk(args: tuple[int, int, str]) -> list[dict[str, Any]]:
             winner=PLAYERS[0],
             ownership_block=1,
         )
-        digest = signing.result_digest(result, chain_id, ledger)
+        digest = eip712.result_digest(result, chain_id, ledger)
         m = result.as_message()
         rows.append(
             {
@@ -90,7 +91,7 @@ def _sign_chunk(args: tuple[int, int, str]) -> list[dict[str, Any]]:
                 "winner": PLAYERS[0],
                 "ownership_block": 1,
                 "digest": "0x" + digest.hex(),
-                "signature": "0x" + signing.sign_digest(SIGNER_KEY, digest).hex(),
+                "signature": "0x" + sign_digest(SIGNER_KEY, digest).hex(),
                 "signer": signer,
                 "end_reason": "ko",
                 "transcript": {},

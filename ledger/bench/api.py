@@ -68,8 +68,8 @@ class _Stack:
         from ledger.devstack.deploy import deploy_from_settings, seed_demo
         from ledger.devstack.ports import free_port
         from ledger.migrations import upgrade
+        from ledger.protocol.tokenids import token_id
         from ledger.settings import ANVIL_DEV_KEYS, child_environment
-        from ledger.tokenids import token_id
 
         self.anvil = start_anvil(log_file=self.tmp / "anvil.log")
         deployment = deploy_from_settings(self.anvil.w3, self.anvil.rpc_url)

@@ -22,7 +22,7 @@ def export(
 ) -> None:
     """Export the self-contained bundle of an anchored match (reads the operator's database and
     deployment file, in the local stack's data directory by default)."""
-    from ledger.bundle import export_from_settings
+    from ledger.audit.export import export_from_settings
     from ledger.db import get_engine, session_scope
     from ledger.devstack.stackinfo import require_local_state
     from ledger.settings import get_settings
@@ -49,10 +49,10 @@ def verify(
 
     The bundle is read with the API's input limits (size, nesting, numbers, Unicode) and its
     shape checked first: a malformed bundle gets one `error:` line naming what is wrong."""
-    from ledger.bundle import load_bundle
+    from ledger.audit.verify import verify_bundle
+    from ledger.protocol.bundle import load_bundle
+    from ledger.protocol.untrusted import JsonLimits, restore_recursion_limit
     from ledger.settings import get_settings
-    from ledger.untrusted import JsonLimits, restore_recursion_limit
-    from ledger.verify import verify_bundle
 
     restore_recursion_limit()
     bundle = load_bundle(Path(file), JsonLimits.for_bundles(get_settings()))

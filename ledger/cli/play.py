@@ -23,7 +23,7 @@ def play(
     data_dir: DataDir = None,
 ) -> None:
     """Sign in with a wallet, register a starter deck it owns, and play a bot match through the API."""
-    from ledger import signing
+    from ledger.protocol import eip712
 
     if not key.startswith("0x") or len(key) != 66:
         raise ConfigurationError("--key must be a 0x-prefixed 32-byte private key")
@@ -61,8 +61,8 @@ def play(
             f"match over after {final['version']} actions ({sent} yours): {outcome} ({final['end_reason']})"
         )
         result = player.call("GET", f"/matches/{match['id']}/result")
-        struct = signing.MatchResult.from_message(result["typed_data"]["message"])
-        signer = signing.recover_result_signer(
+        struct = eip712.MatchResult.from_message(result["typed_data"]["message"])
+        signer = eip712.recover_result_signer(
             struct, result["signature"], result["chain_id"], result["verifying_contract"]
         )
         typer.echo(f"signed result: digest {result['digest']}")

@@ -69,7 +69,7 @@ class ApiPlayer:
         from eth_account import Account
         from eth_account.messages import encode_defunct
 
-        from ledger.siwe import build_message
+        from ledger.protocol.siwe import build_message
 
         account = Account.from_key(self.key)
         grant = self.call("POST", "/auth/nonce")

@@ -17,7 +17,7 @@ def demo_holdings() -> dict[str, list[tuple[int, int]]]:
     """Demo wallet address -> (token id, amount): wallet 1 owns starter deck 1 of every game,
     wallet 2 starter deck 2, wallet 3 both."""
     from engine import game_names, get_game
-    from ledger.tokenids import token_id
+    from ledger.protocol.tokenids import token_id
 
     wallets = [Account.from_key(k).address for k in DEMO_KEYS]
     holdings: dict[str, list[tuple[int, int]]] = {w: [] for w in wallets}

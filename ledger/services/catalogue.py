@@ -13,8 +13,8 @@ from engine import EngineError, Game, game_names, get_game
 from ledger import queries
 from ledger.errors import InvalidInput, NotFound
 from ledger.models import CardDesign
+from ledger.protocol.tokenids import token_id, token_id_hex
 from ledger.services.context import Context
-from ledger.tokenids import token_id, token_id_hex
 
 
 def load_game(name: str) -> Game:

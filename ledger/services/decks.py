@@ -8,42 +8,18 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from eth_utils import keccak
 from sqlmodel import Session
 
-from engine import Game, canonical_json
+from engine import Game
 from ledger import queries
 from ledger.chain import BlockRef
 from ledger.errors import Forbidden, InvalidInput, NotFound
 from ledger.models import DeckCommitment, utcnow
+from ledger.protocol.decks import canonical_cards, deck_hash
+from ledger.protocol.hexcodec import uint256_hex
 from ledger.services.catalogue import load_game, token_ids
 from ledger.services.context import Context
 from ledger.services.errors import DeckRejected, NotOwned
-
-MAX_COPIES = 10_000
-
-
-def canonical_cards(cards: Mapping[str, Any]) -> dict[str, int]:
-    """A deck list in canonical form: card id -> positive copies, sorted by card id."""
-    if not isinstance(cards, Mapping) or not cards:
-        raise InvalidInput("a deck is a non-empty object {card_id: copies}", field="cards")
-    out: dict[str, int] = {}
-    for card, copies in cards.items():
-        if not isinstance(card, str) or not 0 < len(card) <= 64:
-            raise InvalidInput(
-                f"card id {card!r} must be a string of 1-64 characters", field="cards"
-            )
-        if not isinstance(copies, int) or isinstance(copies, bool) or not 0 < copies <= MAX_COPIES:
-            raise InvalidInput(
-                f"copies of {card!r} must be an integer from 1 to {MAX_COPIES}", field="cards"
-            )
-        out[card] = copies
-    return dict(sorted(out.items()))
-
-
-def deck_hash(game: str, cards: Mapping[str, int]) -> str:
-    """keccak256 of the canonical JSON `{"cards": {...}, "game": ...}` (the EIP-712 deck0/deck1)."""
-    return "0x" + keccak(canonical_json({"game": game, "cards": dict(sorted(cards.items()))})).hex()
 
 
 def live_requirements(
@@ -71,7 +47,7 @@ def shortfalls(
             out.append(
                 {
                     "card": card,
-                    "token_id": "0x" + ids[card].to_bytes(32, "big").hex() if card in ids else None,
+                    "token_id": uint256_hex(ids[card]) if card in ids else None,
                     "needed": needed,
                     "held": have,
                     "committed_elsewhere": other,

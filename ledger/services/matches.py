@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from eth_utils import keccak
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
@@ -41,12 +40,14 @@ from ledger import queries
 from ledger.db import after_commit
 from ledger.errors import Conflict, Forbidden, InvalidInput, NotFound
 from ledger.models import DeckCommitment, Match, MatchSeat, MatchStatus, utcnow
+from ledger.protocol.decks import deck_hash
+from ledger.protocol.hexcodec import bytes32, to_hex
+from ledger.protocol.seeds import commit_of, derive_seed
 from ledger.services import results
 from ledger.services.catalogue import load_game, token_ids
 from ledger.services.context import Context
 from ledger.services.decks import (
     check_rules,
-    deck_hash,
     get_deck,
     live_requirements,
     read_holdings,
@@ -65,29 +66,6 @@ from ledger.services.options import check_options
 #: a full state snapshot is written at least every this many actions
 SNAPSHOT_EVERY = 64
 _MASK64 = (1 << 64) - 1
-
-
-def _b32(value: str, name: str) -> bytes:
-    try:
-        raw = bytes.fromhex(value.removeprefix("0x"))
-    except (ValueError, AttributeError):
-        raise InvalidInput(f"{name} must be 32 bytes as 0x-hex", field=name) from None
-    if len(raw) != 32 or not value.startswith("0x"):
-        raise InvalidInput(f"{name} must be 32 bytes as 0x-hex", field=name)
-    return raw
-
-
-def commit_of(secret: bytes) -> str:
-    """The seed commitment of a 32-byte secret: keccak256(secret) as 0x-hex."""
-    return "0x" + keccak(secret).hex()
-
-
-def derive_seed(operator_secret: str, secret0: str, secret1: str) -> int:
-    """The engine seed: uint256(keccak256(operatorSecret ‖ secret0 ‖ secret1))."""
-    data = b"".join(
-        bytes.fromhex(s.removeprefix("0x")) for s in (operator_secret, secret0, secret1)
-    )
-    return int.from_bytes(keccak(data), "big")
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -262,7 +240,7 @@ def create_match(
         bot_seat=1 if opponent == "bot" else None,
         bot_name=bot if opponent == "bot" else None,
         operator_commit=commit_of(operator_secret),
-        operator_secret="0x" + operator_secret.hex(),
+        operator_secret=to_hex(operator_secret),
         turn_deadline=_deadline(ctx) if opponent == "bot" else None,
         created_at=now,
     )
@@ -288,7 +266,7 @@ def create_match(
                 cards=bot_deck,
                 is_bot=True,
                 seed_commit=commit_of(bot_secret),
-                seed_secret="0x" + bot_secret.hex(),
+                seed_secret=to_hex(bot_secret),
             )
         )
     queries.add(db, rows[0])
@@ -343,7 +321,7 @@ def commit_seed(db: Session, ctx: Context, match_id: str, address: str, commit: 
         raise MatchNotActive(f"the match was {match.status} ({match.end_reason})")
     if match.status not in (MatchStatus.OPEN, MatchStatus.SEEDING):
         raise MatchNotActive(f"the match is {match.status}; seeding is over")
-    _b32(commit, "commit")
+    bytes32(commit, "commit")
     if seat.seed_commit is not None:
         raise Conflict("you already committed a seed for this match")
     seat.seed_commit = commit.lower()
@@ -362,14 +340,14 @@ def reveal_seed(db: Session, ctx: Context, match_id: str, address: str, secret: 
         raise MatchNotActive(f"the match is {match.status}; reveals happen while seeding")
     if len(seats) < 2 or any(s.seed_commit is None for s in seats):
         raise Conflict("reveal after every seat has committed", reason="awaiting-commitments")
-    raw = _b32(secret, "secret")
+    raw = bytes32(secret, "secret")
     if seat.seed_secret is not None:
         raise Conflict("you already revealed your secret")
     if commit_of(raw) != seat.seed_commit:
         raise InvalidInput(
             "the secret does not match your commitment keccak256(secret)", field="secret"
         )
-    seat.seed_secret = "0x" + raw.hex()
+    seat.seed_secret = to_hex(raw)
     db.add(seat)
     db.flush()
     if all(s.seed_secret is not None for s in seats):

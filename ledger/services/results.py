@@ -16,21 +16,14 @@ from engine import (
     Transcript,
     outcome_of,
 )
-from ledger import queries, signing
+from ledger import queries
 from ledger.errors import Conflict, NotFound
 from ledger.models import Match, MatchResult, MatchSeat, utcnow
+from ledger.protocol import eip712
+from ledger.protocol.hexcodec import bytes32, to_hex
+from ledger.protocol.seeds import seed_commitments
+from ledger.protocol.signatures import sign_digest
 from ledger.services.context import Context
-
-
-def _b32(value: str) -> bytes:
-    return bytes.fromhex(value.removeprefix("0x"))
-
-
-def seed_commitments(operator_commit: str, commit0: str, commit1: str) -> bytes:
-    """keccak256(abi.encode(operatorCommit, player0Commit, player1Commit))."""
-    return keccak(
-        b"".join(bytes.fromhex(c.removeprefix("0x")) for c in (operator_commit, commit0, commit1))
-    )
 
 
 def build_transcript(
@@ -80,27 +73,27 @@ def sign_and_store(
         forfeit = (1 - winner_seat, reason)
     transcript = build_transcript(db, match, seats, state, forfeit)
     transcript_json = transcript.to_json()
-    winner = seats[winner_seat].address if winner_seat is not None else signing.ZERO_ADDRESS
+    winner = seats[winner_seat].address if winner_seat is not None else eip712.ZERO_ADDRESS
     commits = [s.seed_commit for s in seats]
     assert commits[0] is not None and commits[1] is not None
-    struct = signing.MatchResult(
-        match_id=_b32(match.id),
+    struct = eip712.MatchResult(
+        match_id=bytes32(match.id, "match id"),
         game=match.game,
         ruleset_version=match.ruleset_version,
         player0=seats[0].address,
         player1=seats[1].address,
-        deck0=_b32(seats[0].deck_hash),
-        deck1=_b32(seats[1].deck_hash),
+        deck0=bytes32(seats[0].deck_hash, "deck0"),
+        deck1=bytes32(seats[1].deck_hash, "deck1"),
         seed_commitments=seed_commitments(match.operator_commit, commits[0], commits[1]),
         transcript_hash=keccak(transcript.canonical_bytes()),
-        final_state_hash=bytes.fromhex(transcript.final_hash or ""),
+        final_state_hash=bytes32("0x" + (transcript.final_hash or ""), "final state hash"),
         winner=winner,
         ownership_block=match.ownership_block,
     )
     ledger_address = ctx.chain.addresses.match_ledger
     key = ctx.settings.signer_key.get_secret_value()
-    digest = signing.result_digest(struct, ctx.chain_id, ledger_address)
-    signature = signing.sign_digest(key, digest)
+    digest = eip712.result_digest(struct, ctx.chain_id, ledger_address)
+    signature = sign_digest(key, digest)
     message = struct.as_message()
     row = MatchResult(
         match_id=match.id,
@@ -117,8 +110,8 @@ def sign_and_store(
         final_state_hash=message["finalStateHash"],
         winner=struct.winner,
         ownership_block=struct.ownership_block,
-        digest="0x" + digest.hex(),
-        signature="0x" + signature.hex(),
+        digest=to_hex(digest),
+        signature=to_hex(signature),
         signer=ctx.signer.address,
         end_reason=reason,
         transcript=transcript_json,
@@ -128,27 +121,11 @@ def sign_and_store(
     return row
 
 
-def struct_of(row: MatchResult) -> signing.MatchResult:
-    """The EIP-712 struct of a stored result."""
-    return signing.MatchResult(
-        match_id=_b32(row.match_id),
-        game=row.game,
-        ruleset_version=row.ruleset_version,
-        player0=row.player0,
-        player1=row.player1,
-        deck0=_b32(row.deck0),
-        deck1=_b32(row.deck1),
-        seed_commitments=_b32(row.seed_commitments),
-        transcript_hash=_b32(row.transcript_hash),
-        final_state_hash=_b32(row.final_state_hash),
-        winner=row.winner,
-        ownership_block=row.ownership_block,
-    )
-
-
 def typed_data(row: MatchResult) -> dict[str, Any]:
     """The full EIP-712 typed data of a stored result (for eth_signTypedData_v4-style verifiers)."""
-    return signing.result_typed_data(struct_of(row), row.chain_id, row.verifying_contract)
+    return eip712.result_typed_data(
+        eip712.MatchResult.from_record(row), row.chain_id, row.verifying_contract
+    )
 
 
 def get_result(db: Session, match_id: str) -> MatchResult:

@@ -21,8 +21,8 @@ from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.deploy import Deployment, seed_demo
 from ledger.devstack.ports import free_port
 from ledger.migrations import upgrade
+from ledger.protocol.tokenids import token_id
 from ledger.settings import ANVIL_DEV_KEYS, Settings
-from ledger.tokenids import token_id
 from tests.api.helpers import Player, register_deck, sign_in
 
 #: dev keys of the players (0-2 are publisher, signer, anchorer)

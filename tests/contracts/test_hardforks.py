@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 from eth_account import Account
 
-from ledger import merkle
 from ledger.artifacts import CONTRACT_NAMES, load_artifact
 from ledger.devstack.anvil import AnvilNode, start_anvil
 from ledger.devstack.deploy import Deployment, contract, deploy_all, seed_demo
 from ledger.errors import ConfigurationError
 from ledger.matchledger import MatchLedgerClient, Rpc
+from ledger.protocol import merkle
+from ledger.protocol.eip712 import Offer, sign_offer
+from ledger.protocol.tokenids import token_id
 from ledger.settings import ANVIL_DEV_KEYS, child_environment
-from ledger.signing import Offer, sign_offer
-from ledger.tokenids import token_id
 
 pytestmark = pytest.mark.chain
 

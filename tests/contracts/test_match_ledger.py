@@ -10,9 +10,9 @@ from eth_abi import encode
 from eth_account import Account
 from eth_hash.auto import keccak
 
-from ledger import merkle
 from ledger.matchledger import BATCH_ALREADY_ANCHORED, MatchLedgerClient, Rpc
-from ledger.signing import (
+from ledger.protocol import merkle
+from ledger.protocol.eip712 import (
     ZERO_ADDRESS,
     MatchResult,
     recover_result_signer,

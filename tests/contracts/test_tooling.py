@@ -23,8 +23,8 @@ from ledger.artifacts import (
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.compile import PRODUCT, TEST_MOCKS, compiler_settings, current_source_hash
 from ledger.devstack.deploy import DEMO_EDITION_SIZE, Deployment, contract, seed_demo
+from ledger.protocol.tokenids import token_id
 from ledger.settings import get_settings
-from ledger.tokenids import token_id
 from tests.contracts.conftest import TEST_ARTIFACTS, Chain
 
 ROOT = Path(__file__).resolve().parents[2]

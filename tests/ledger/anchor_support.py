@@ -12,13 +12,14 @@ from typing import Any
 from eth_account import Account
 from sqlalchemy import Engine, insert, select
 
-from ledger import signing
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.deploy import Deployment, deploy_all
 from ledger.models.base import utcnow
 from ledger.models.matches import Match, MatchSeat
 from ledger.models.results import MatchResult, OutboxEntry
 from ledger.models.wallets import Wallet
+from ledger.protocol import eip712
+from ledger.protocol.signatures import sign_digest
 from ledger.settings import ANVIL_DEV_KEYS
 
 PUBLISHER_KEY, SIGNER_KEY, ANCHORER_KEY = ANVIL_DEV_KEYS[0], ANVIL_DEV_KEYS[1], ANVIL_DEV_KEYS[2]
@@ -40,7 +41,7 @@ def deploy(anvil: AnvilNode) -> Deployment:
 def result_rows(deployment: Deployment, n: int, game: str = "metax") -> Iterator[dict[str, Any]]:
     """`n` signed MatchResult rows (random struct fields) for `deployment`."""
     for _ in range(n):
-        result = signing.MatchResult(
+        result = eip712.MatchResult(
             match_id=os.urandom(32),
             game=game,
             ruleset_version="1",
@@ -54,8 +55,8 @@ def result_rows(deployment: Deployment, n: int, game: str = "metax") -> Iterator
             winner=PLAYER0,
             ownership_block=1,
         )
-        digest = signing.result_digest(result, deployment.chain_id, deployment.match_ledger)
-        sig = signing.sign_digest(SIGNER_KEY, digest)
+        digest = eip712.result_digest(result, deployment.chain_id, deployment.match_ledger)
+        sig = sign_digest(SIGNER_KEY, digest)
         m = result.as_message()
         yield {
             "match_id": m["matchId"],
@@ -165,9 +166,9 @@ def store_played_match(
 
     from engine import RandomBot, get_game, play_match
     from ledger.devstack.deploy import seed_demo
-    from ledger.services.decks import deck_hash
-    from ledger.services.results import seed_commitments
-    from ledger.tokenids import token_id
+    from ledger.protocol.decks import deck_hash
+    from ledger.protocol.seeds import seed_commitments
+    from ledger.protocol.tokenids import token_id
 
     game = get_game(game_name)
     decks = game.starter_decks
@@ -194,7 +195,7 @@ def store_played_match(
         game.name, decks, seed, [RandomBot(1 + seed_salt), RandomBot(2 + seed_salt)]
     )
     match_id = "0x" + os.urandom(32).hex()
-    struct = signing.MatchResult(
+    struct = eip712.MatchResult(
         match_id=match_id,
         game=game.name,
         ruleset_version=game.ruleset_version,
@@ -205,10 +206,10 @@ def store_played_match(
         seed_commitments=seed_commitments(*commits),
         transcript_hash=keccak(transcript.canonical_bytes()),
         final_state_hash=bytes.fromhex(transcript.final_hash or ""),
-        winner=signing.ZERO_ADDRESS if state.winner is None else players[state.winner],
+        winner=eip712.ZERO_ADDRESS if state.winner is None else players[state.winner],
         ownership_block=block["number"],
     )
-    digest = signing.result_digest(struct, deployment.chain_id, deployment.match_ledger)
+    digest = eip712.result_digest(struct, deployment.chain_id, deployment.match_ledger)
     m = struct.as_message()
     with engine.begin() as conn:
         for p in players:
@@ -274,7 +275,7 @@ def store_played_match(
                         winner=m["winner"],
                         ownership_block=block["number"],
                         digest="0x" + digest.hex(),
-                        signature="0x" + signing.sign_digest(SIGNER_KEY, digest).hex(),
+                        signature="0x" + sign_digest(SIGNER_KEY, digest).hex(),
                         signer=Account.from_key(SIGNER_KEY).address,
                         end_reason="over",
                         transcript=transcript.to_json(),

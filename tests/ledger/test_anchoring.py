@@ -12,16 +12,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select, update
 
-from ledger import merkle
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.db import create_all, make_engine, session_scope
 from ledger.devstack.anvil import AnvilNode, start_anvil
 from ledger.devstack.deploy import Deployment
 from ledger.errors import ServiceUnavailable
-from ledger.matchledger import MatchLedgerClient, Rpc, hexb
+from ledger.matchledger import MatchLedgerClient, Rpc
 from ledger.models.anchoring import Batch, BatchStatus, ResultProof
 from ledger.models.base import utcnow
 from ledger.models.results import MatchResult, OutboxEntry
+from ledger.protocol import merkle
+from ledger.protocol.hexcodec import from_hex
 from tests.ledger.anchor_support import ANCHORER_KEY, add_results, deploy
 
 pytestmark = pytest.mark.chain
@@ -72,7 +73,7 @@ def assert_all_anchored_once(
     for p in proofs:
         assert p.digest == digests[p.result_id]
         assert merkle.verify(batches[p.batch_id].root, p.digest, p.proof)
-        assert ledger.verify_result(p.batch_id, hexb(p.digest), [hexb(x) for x in p.proof])
+        assert ledger.verify_result(p.batch_id, from_hex(p.digest), [from_hex(x) for x in p.proof])
         block = batches[p.batch_id].block_number
         assert (
             block is not None
@@ -261,7 +262,7 @@ def test_a_batch_id_taken_by_another_root_is_re_batched(
     assert sorted(proofs) == sorted(ours)
     for p in proofs.values():
         assert p.batch_id == 2
-        assert ledger.verify_result(2, hexb(p.digest), [hexb(x) for x in p.proof])
+        assert ledger.verify_result(2, from_hex(p.digest), [from_hex(x) for x in p.proof])
 
 
 @settings(

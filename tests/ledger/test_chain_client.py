@@ -72,7 +72,7 @@ def test_pinned_reads_see_the_pinned_block(
     owner = "0x" + "ab" * 20
     before = client.head(fresh=True)
     mint(evm_snapshot, deployment, {owner: {("metax", "U92-JL"): 2}})
-    from ledger.tokenids import token_id
+    from ledger.protocol.tokenids import token_id
 
     after = client.head(fresh=True)
     tid = token_id("metax", "U92-JL")

@@ -14,8 +14,8 @@ from ledger.devstack.deploy import Deployment, contract, seed_demo
 from ledger.indexer import Indexer, token_hex
 from ledger.matchledger import Rpc, balance_of_batch
 from ledger.models.indexing import IndexerCursor, TokenBalance, TokenTransfer
+from ledger.protocol.tokenids import token_id
 from ledger.settings import ANVIL_DEV_KEYS
-from ledger.tokenids import token_id
 
 pytestmark = pytest.mark.chain
 

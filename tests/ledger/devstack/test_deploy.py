@@ -11,8 +11,8 @@ from eth_account import Account
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.demo import DEMO_KEYS, demo_holdings
 from ledger.devstack.deploy import Deployment, ensure_deployment, stale_reason
+from ledger.protocol.tokenids import token_id
 from ledger.settings import Settings
-from ledger.tokenids import token_id
 
 
 def _settings(tmp_path: Path) -> Settings:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from eth_hash.auto import keccak
 
+from ledger.protocol.hexcodec import uint256_hex
+
 
 def token_id(game: str, card_id: str) -> int:
     """The token id of card `card_id` of `game`, e.g. token_id("metax", "U92-JL")."""
@@ -17,4 +19,4 @@ def token_id(game: str, card_id: str) -> int:
 
 def token_id_hex(game: str, card_id: str) -> str:
     """The token id as a 0x-prefixed 64-digit hex string."""
-    return "0x" + token_id(game, card_id).to_bytes(32, "big").hex()
+    return uint256_hex(token_id(game, card_id))

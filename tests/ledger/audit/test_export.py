@@ -8,13 +8,14 @@ import pytest
 from sqlalchemy import Engine
 
 from ledger.anchoring import AnchorConfig, Anchorer
-from ledger.bundle import BUNDLE_FORMAT, export_bundle
+from ledger.audit.export import export_bundle
+from ledger.audit.verify import verify_bundle
 from ledger.db import create_all, make_engine, session_scope
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.deploy import Deployment
 from ledger.errors import Conflict, NotFound
 from ledger.matchledger import Rpc
-from ledger.verify import verify_bundle
+from ledger.protocol.bundle import BUNDLE_FORMAT
 from tests.ledger.anchor_support import ANCHORER_KEY, store_played_match
 
 pytestmark = pytest.mark.chain

@@ -13,7 +13,7 @@ Offers (domain ``MetaLedger CardExchange`` / ``1`` / chain id / CardExchange add
     sig = sign_offer(maker_key, offer, chain_id, exchange_address)
     exchange.functions.fill(offer.as_tuple(), sig).transact(...)
 
-Digests are computed directly (abi-encoded struct hashes, as the contracts do), which is much
+Signing and recovery of a digest are `ledger.protocol.signatures`'. Digests are computed directly (abi-encoded struct hashes, as the contracts do), which is much
 faster than eth-account's generic typed-data encoder; ``*_typed_data`` give the full EIP-712
 JSON (for ``eth_signTypedData_v4`` wallets and for auditors), and tests check both agree.
 """
@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_abi import encode
-from eth_account import Account
 from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
+
+from ledger.protocol.hexcodec import bytes32, to_hex
+from ledger.protocol.signatures import recover_digest_signer, sign_digest
 
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 
@@ -79,13 +81,6 @@ MATCH_RESULT_TYPEHASH = keccak(_type_string("MatchResult", MATCH_RESULT_FIELDS))
 OFFER_TYPEHASH = keccak(_type_string("Offer", OFFER_FIELDS))
 
 
-def _b32(value: bytes | str, field: str) -> bytes:
-    raw = bytes.fromhex(value.removeprefix("0x")) if isinstance(value, str) else bytes(value)
-    if len(raw) != 32:
-        raise ValueError(f"{field} must be 32 bytes, got {len(raw)}")
-    return raw
-
-
 @dataclass(frozen=True, slots=True)
 class MatchResult:
     """A match result as signed by the operator (EIP-712 struct `MatchResult`, DEVELOPERS.md).
@@ -115,7 +110,7 @@ class MatchResult:
             "transcript_hash",
             "final_state_hash",
         ):
-            object.__setattr__(self, name, _b32(getattr(self, name), name))
+            object.__setattr__(self, name, bytes32(getattr(self, name), name))
         for name in ("player0", "player1", "winner"):
             object.__setattr__(self, name, to_checksum_address(getattr(self, name)))
         if not 0 <= self.ownership_block < 2**64:
@@ -142,7 +137,7 @@ class MatchResult:
         """The struct as an EIP-712 message dict (camelCase keys, 0x-hex bytes32)."""
         values = self.as_tuple()
         return {
-            f["name"]: ("0x" + v.hex() if isinstance(v, bytes) else v)
+            f["name"]: (to_hex(v) if isinstance(v, bytes) else v)
             for f, v in zip(MATCH_RESULT_FIELDS, values, strict=True)
         }
 
@@ -150,6 +145,12 @@ class MatchResult:
     def from_message(cls, message: dict[str, Any]) -> MatchResult:
         """Build from an EIP-712 message dict (the inverse of `as_message`)."""
         return cls(*(message[f["name"]] for f in MATCH_RESULT_FIELDS))
+
+    @classmethod
+    def from_record(cls, record: Any) -> MatchResult:
+        """Build from any object holding the struct's fields as attributes of the same names
+        (a stored result row): the one way a stored result becomes the signed struct."""
+        return cls(*(getattr(record, name) for name in cls.__dataclass_fields__))
 
     def struct_hash(self) -> bytes:
         """EIP-712 hashStruct(MatchResult)."""
@@ -311,22 +312,6 @@ def result_digest(result: MatchResult, chain_id: int, ledger_address: str) -> by
     return _digest(
         domain_separator(RESULT_DOMAIN_NAME, chain_id, ledger_address), result.struct_hash()
     )
-
-
-def sign_digest(private_key: str | bytes, digest: bytes) -> bytes:
-    """A 65-byte r||s||v ECDSA signature of a 32-byte digest."""
-    signed = Account.unsafe_sign_hash(digest, private_key)
-    return bytes(signed.signature)
-
-
-def recover_digest_signer(digest: bytes, signature: bytes | str) -> str:
-    """The checksummed address that produced `signature` over `digest`."""
-    sig = (
-        bytes.fromhex(signature.removeprefix("0x"))
-        if isinstance(signature, str)
-        else bytes(signature)
-    )
-    return str(Account._recover_hash(digest, signature=sig))
 
 
 def sign_result(

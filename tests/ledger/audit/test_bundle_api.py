@@ -11,12 +11,12 @@ import pytest
 
 from engine import get_game
 from ledger.anchoring import AnchorConfig, Anchorer
+from ledger.audit.verify import CHECKS, verify_bundle
 from ledger.db import dispose_engine, make_engine
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.deploy import Deployment
 from ledger.matchledger import Rpc
 from ledger.migrations import upgrade
-from ledger.verify import CHECKS, verify_bundle
 from tests.api.conftest import PLAYER_KEYS, LiveServer, make_settings, mint
 from tests.api.helpers import commit_and_reveal, play_bot_match, play_out, register_deck, sign_in
 from tests.ledger.anchor_support import ANCHORER_KEY

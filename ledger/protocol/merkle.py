@@ -1,4 +1,5 @@
-"""Merkle batches compatible with `@openzeppelin/merkle-tree`'s StandardMerkleTree.
+"""Merkle batches compatible with `@openzeppelin/merkle-tree`'s StandardMerkleTree, and the
+hash chain that links anchored batches (`batch_hash`, as MatchLedger computes it).
 
 Leaf encoding is fixed to ``["bytes32"]`` with the value = a result's EIP-712 digest, so
 ``leaf = keccak256(bytes.concat(keccak256(abi.encode(digest))))``. ``abi.encode`` of one
@@ -13,21 +14,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from eth_abi import encode
 from eth_hash.auto import keccak
 
+from ledger.protocol.hexcodec import bytes32, to_hex
+
 LEAF_ENCODING = ["bytes32"]
+#: the prevBatchHash of batch 1, and a root or hash that is not there
+ZERO32 = b"\x00" * 32
 
 
-def _as_bytes32(value: bytes | str) -> bytes:
-    raw = bytes.fromhex(value.removeprefix("0x")) if isinstance(value, str) else bytes(value)
-    if len(raw) != 32:
-        raise ValueError(f"expected 32 bytes, got {len(raw)}")
-    return raw
+def batch_hash(prev_batch_hash: bytes, batch_id: int, root: bytes, count: int) -> bytes:
+    """keccak256(abi.encode(prevBatchHash, batchId, root, count)) as MatchLedger computes it."""
+    return keccak(
+        encode(["bytes32", "uint64", "bytes32", "uint32"], [prev_batch_hash, batch_id, root, count])
+    )
 
 
 def leaf_hash(digest: bytes | str) -> bytes:
     """The StandardMerkleTree leaf of one EIP-712 digest (double keccak of abi.encode)."""
-    return keccak(keccak(_as_bytes32(digest)))
+    return keccak(keccak(bytes32(digest, "digest")))
 
 
 def hash_pair(a: bytes, b: bytes) -> bytes:
@@ -39,13 +45,13 @@ def process_proof(leaf: bytes, proof: Sequence[bytes | str]) -> bytes:
     """The root a proof leads to from a leaf (OpenZeppelin MerkleProof.processProof)."""
     node = leaf
     for sibling in proof:
-        node = hash_pair(node, _as_bytes32(sibling))
+        node = hash_pair(node, bytes32(sibling, "proof"))
     return node
 
 
 def verify(root: bytes | str, digest: bytes | str, proof: Sequence[bytes | str]) -> bool:
     """Whether `proof` proves `digest` under `root`."""
-    return process_proof(leaf_hash(digest), proof) == _as_bytes32(root)
+    return process_proof(leaf_hash(digest), proof) == bytes32(root, "root")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +87,9 @@ class MerkleTree:
         return {
             "format": "standard-v1",
             "leafEncoding": LEAF_ENCODING,
-            "tree": ["0x" + node.hex() for node in self.tree],
+            "tree": [to_hex(node) for node in self.tree],
             "values": [
-                {"value": ["0x" + d.hex()], "treeIndex": t}
+                {"value": [to_hex(d)], "treeIndex": t}
                 for d, t in zip(self.digests, self.tree_index, strict=True)
             ],
         }
@@ -93,7 +99,7 @@ def build(digests: Sequence[bytes | str]) -> MerkleTree:
     """Build the StandardMerkleTree of these EIP-712 digests (at least one)."""
     if not digests:
         raise ValueError("a Merkle tree needs at least one leaf")
-    values = [_as_bytes32(d) for d in digests]
+    values = [bytes32(d, "digest") for d in digests]
     hashed = sorted(((leaf_hash(v), i) for i, v in enumerate(values)), key=lambda p: p[0])
     n = len(hashed)
     tree: list[bytes] = [b""] * (2 * n - 1)

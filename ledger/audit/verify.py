@@ -14,20 +14,16 @@ from typing import Any
 from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
 
-from ledger import merkle, signing
-from ledger.bundle import BUNDLE_FORMAT, check_shape
 from ledger.errors import InvalidInput, ServiceUnavailable
-from ledger.matchledger import (
-    ZERO32,
-    AnchoredBatch,
-    MatchLedgerClient,
-    Rpc,
-    RpcError,
-    balance_of_batch,
-    batch_hash,
-    hexb,
-    hx,
-)
+from ledger.matchledger import AnchoredBatch, MatchLedgerClient, Rpc, RpcError, balance_of_batch
+from ledger.protocol import eip712, merkle
+from ledger.protocol.bundle import BUNDLE_FORMAT, check_shape
+from ledger.protocol.decks import deck_hash
+from ledger.protocol.hexcodec import from_hex, to_hex
+from ledger.protocol.merkle import ZERO32, batch_hash
+from ledger.protocol.seeds import commit_of, derive_seed, seed_commitments
+from ledger.protocol.signatures import recover_digest_signer
+from ledger.protocol.tokenids import token_id
 
 CHECKS = (
     "bundle-format",
@@ -94,12 +90,12 @@ class _Verifier:
         self._events: list[AnchoredBatch] | None = None
 
     # helpers
-    def struct(self) -> signing.MatchResult:
-        return signing.MatchResult.from_message(self.msg)
+    def struct(self) -> eip712.MatchResult:
+        return eip712.MatchResult.from_message(self.msg)
 
     def digest(self) -> bytes:
         if self._digest is None:
-            self._digest = signing.result_digest(
+            self._digest = eip712.result_digest(
                 self.struct(), int(self.domain["chainId"]), self.domain["verifyingContract"]
             )
         return self._digest
@@ -132,7 +128,7 @@ class _Verifier:
         )
         _require(self.typed.get("primaryType") == "MatchResult", "primaryType is not MatchResult")
         _require(
-            self.typed.get("types", {}).get("MatchResult") == signing.MATCH_RESULT_FIELDS,
+            self.typed.get("types", {}).get("MatchResult") == eip712.MATCH_RESULT_FIELDS,
             "the MatchResult type differs from MetaLedger's",
         )
         return BUNDLE_FORMAT
@@ -150,8 +146,8 @@ class _Verifier:
         return f"chain {actual}"
 
     def eip712_domain(self) -> str:
-        expected = signing.domain(
-            signing.RESULT_DOMAIN_NAME, self.rpc.chain_id(), self.chain["match_ledger"]
+        expected = eip712.domain(
+            eip712.RESULT_DOMAIN_NAME, self.rpc.chain_id(), self.chain["match_ledger"]
         )
         given = {
             **self.domain,
@@ -166,15 +162,15 @@ class _Verifier:
         return f"{expected['name']} v{expected['version']} at {expected['verifyingContract']}"
 
     def result_digest(self) -> str:
-        given = hexb(self.b["result"]["digest"])
+        given = from_hex(self.b["result"]["digest"])
         _require(
             given == self.digest(),
-            f"the bundle's digest {hx(given)} is not the digest of its typed data {hx(self.digest())}",
+            f"the bundle's digest {to_hex(given)} is not the digest of its typed data {to_hex(self.digest())}",
         )
-        return hx(self.digest())
+        return to_hex(self.digest())
 
     def signature(self) -> str:
-        signer = signing.recover_digest_signer(self.digest(), self.b["result"]["signature"])
+        signer = recover_digest_signer(self.digest(), self.b["result"]["signature"])
         _require(
             signer == to_checksum_address(self.b["result"]["signer"]),
             f"the signature recovers to {signer}, not the bundle's signer {self.b['result']['signer']}",
@@ -182,8 +178,8 @@ class _Verifier:
         return f"signed by {signer}"
 
     def merkle_proof(self) -> str:
-        root = hexb(self.anchor["root"])
-        proof = [hexb(p) for p in self.anchor["proof"]]
+        root = from_hex(self.anchor["root"])
+        proof = [from_hex(p) for p in self.anchor["proof"]]
         batch_id = int(self.anchor["batch_id"])
         _require(
             merkle.verify(root, self.digest(), proof),
@@ -192,13 +188,14 @@ class _Verifier:
         onchain = self.ledger.batch_root(batch_id)
         _require(onchain != ZERO32, f"batch {batch_id} is not anchored on-chain")
         _require(
-            onchain == root, f"batch {batch_id}'s on-chain root is {hx(onchain)}, not {hx(root)}"
+            onchain == root,
+            f"batch {batch_id}'s on-chain root is {to_hex(onchain)}, not {to_hex(root)}",
         )
         _require(
             self.ledger.verify_result(batch_id, self.digest(), proof),
             "MatchLedger.verifyResult returned false",
         )
-        return f"batch {batch_id}, root {hx(root)}, {len(proof)} siblings (verifyResult true)"
+        return f"batch {batch_id}, root {to_hex(root)}, {len(proof)} siblings (verifyResult true)"
 
     def batch_hash_chain(self) -> str:
         events = self.events()
@@ -217,10 +214,10 @@ class _Verifier:
         e = self.event()
         a = self.anchor
         _require(
-            hx(e.root) == a["root"].lower()
+            to_hex(e.root) == a["root"].lower()
             and e.count == int(a["count"])
-            and hx(e.prev_batch_hash) == a["prev_batch_hash"].lower()
-            and hx(e.batch_hash) == a["batch_hash"].lower(),
+            and to_hex(e.prev_batch_hash) == a["prev_batch_hash"].lower()
+            and to_hex(e.batch_hash) == a["batch_hash"].lower(),
             f"the bundle's batch {a['batch_id']} differs from the anchored one",
         )
         _require(
@@ -247,17 +244,15 @@ class _Verifier:
         ]
         for who, entry in parties:
             _require(
-                hx(keccak(hexb(entry["reveal"]))) == entry["commit"].lower(),
+                commit_of(from_hex(entry["reveal"])) == entry["commit"].lower(),
                 f"the {who}'s reveal does not match its commit",
             )
-        commits = b"".join(hexb(entry["commit"]) for _who, entry in parties)
+        commits = [entry["commit"] for _who, entry in parties]
         _require(
-            keccak(commits) == hexb(self.msg["seedCommitments"]),
+            seed_commitments(*commits) == from_hex(self.msg["seedCommitments"]),
             "the commits are not the signed seedCommitments",
         )
-        seed = int.from_bytes(
-            keccak(b"".join(hexb(entry["reveal"]) for _who, entry in parties)), "big"
-        )
+        seed = derive_seed(*(entry["reveal"] for _who, entry in parties))
         _require(
             int(self.b["transcript"]["seed"], 16) == seed and int(seeds["seed"], 16) == seed,
             "the transcript's (or the bundle's) seed is not derived from the reveals",
@@ -265,8 +260,6 @@ class _Verifier:
         return "3 commits match the reveals, the signed seedCommitments and the transcript seed"
 
     def decks(self) -> str:
-        from ledger.services.decks import deck_hash
-
         game = self.msg["game"]
         decks = self.b["decks"]
         _require(len(decks) == 2, "a bundle has two decks")
@@ -289,7 +282,6 @@ class _Verifier:
 
     def ownership(self) -> str:
         from engine import get_game
-        from ledger.tokenids import token_id
 
         game = get_game(self.msg["game"])
         block = int(self.msg["ownershipBlock"])
@@ -353,7 +345,7 @@ class _Verifier:
 
         t = Transcript.from_json(self.b["transcript"])
         _require(
-            keccak(t.canonical_bytes()) == hexb(self.msg["transcriptHash"]),
+            keccak(t.canonical_bytes()) == from_hex(self.msg["transcriptHash"]),
             "the transcript does not hash to the signed transcriptHash",
         )
         _require(
@@ -371,11 +363,11 @@ class _Verifier:
             raise CheckFailed(f"replay failed: {exc}") from exc
         _require(outcome.over, "the replayed match is not over")
         _require(
-            bytes.fromhex(outcome.final_hash) == hexb(self.msg["finalStateHash"]),
+            bytes.fromhex(outcome.final_hash) == from_hex(self.msg["finalStateHash"]),
             f"the replayed final state hash {outcome.final_hash} is not the signed finalStateHash",
         )
         winner = (
-            signing.ZERO_ADDRESS if outcome.winner is None else self.msg[f"player{outcome.winner}"]
+            eip712.ZERO_ADDRESS if outcome.winner is None else self.msg[f"player{outcome.winner}"]
         )
         _require(
             to_checksum_address(winner) == to_checksum_address(self.msg["winner"]),

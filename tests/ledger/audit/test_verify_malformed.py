@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from ledger.bundle import check_shape
 from ledger.errors import InvalidInput
+from ledger.protocol.bundle import check_shape
 
-BUNDLE = Path(__file__).parents[1] / "fixtures" / "v1" / "bundles" / "metax_greedy.json"
+BUNDLE = Path(__file__).parents[2] / "fixtures" / "v1" / "bundles" / "metax_greedy.json"
 #: nothing listens there: a malformed bundle must be refused before the chain is asked
 NO_RPC = "http://127.0.0.1:9"
 

@@ -1,4 +1,4 @@
-"""ledger.untrusted: limits checked before parsing (size, depth), then numbers, Unicode and
+"""ledger.protocol.untrusted: limits checked before parsing (size, depth), then numbers, Unicode and
 string lengths; and the recursion limit py_ecc raises on import, put back."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from ledger import untrusted
 from ledger.errors import InvalidInput, PayloadTooLarge
+from ledger.protocol import untrusted
 
 LIMITS = untrusted.JsonLimits(max_bytes=1 << 20, max_depth=32, max_string_length=100)
 
@@ -107,7 +107,7 @@ def test_py_ecc_raises_the_recursion_limit_and_restoring_it_keeps_deep_json_harm
             sys.executable,
             "-c",
             _DEEP_AFTER_PY_ECC.format(
-                restore="from ledger.untrusted import restore_recursion_limit\n"
+                restore="from ledger.protocol.untrusted import restore_recursion_limit\n"
                 "restore_recursion_limit()\nassert sys.getrecursionlimit() == 1000"
             ),
         ],

@@ -20,16 +20,14 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from eth_account import Account
-from eth_account.messages import defunct_hash_message, encode_defunct
+from eth_account.messages import defunct_hash_message
 from eth_utils import is_checksum_address, to_checksum_address
 
-from ledger.errors import Unauthorized
-
-if TYPE_CHECKING:
-    from ledger.chain import ChainClient
+from ledger.errors import InvalidInput, Unauthorized
+from ledger.protocol.hexcodec import from_hex
+from ledger.protocol.signatures import recover_vrs
 
 #: how far a client's clock may run ahead of ours for `Not Before` (the EIP, and the reference
 #: implementation, put no bound on `Issued At`: the single-use, expiring nonce keeps it fresh)
@@ -423,11 +421,9 @@ def ecdsa_parts(signature: bytes) -> tuple[int, int, int] | None:
 
 def signature_bytes(signature: str) -> bytes | None:
     """The bytes of a 0x-hex signature, or None if it is not 0x-hex."""
-    if not signature.startswith("0x") or len(signature) % 2:
-        return None
     try:
-        return bytes.fromhex(signature[2:])
-    except ValueError:
+        return from_hex(signature, "signature")
+    except InvalidInput:
         return None
 
 
@@ -437,18 +433,30 @@ def recover_eoa(message_text: str, signature: bytes) -> str | None:
     parts = ecdsa_parts(signature)
     if parts is None:
         return None
-    v, r, s = parts
     try:
-        return str(Account.recover_message(encode_defunct(text=message_text), vrs=(v + 27, r, s)))
-    except Exception:  # eth-keys raises several types for a point that is not on the curve
+        return recover_vrs(bytes(defunct_hash_message(text=message_text)), *parts)
+    except InvalidInput:  # r is not the x of a point on the curve
         return None
 
 
+class ContractWallets(Protocol):
+    """What an EIP-1271 check asks of the chain (the API's chain client answers it)."""
+
+    def has_code(self, address: str) -> bool:
+        """Whether `address` is a contract."""
+        ...
+
+    def is_valid_signature_1271(self, wallet: str, digest: bytes, signature: bytes) -> bool:
+        """Whether contract `wallet` accepts `signature` over `digest`."""
+        ...
+
+
 def signer_of(
-    message_text: str, address: str, signature: str, chain: ChainClient | None
+    message_text: str, address: str, signature: str, chain: ContractWallets | None
 ) -> Signer | None:
-    """How `address` signed `message_text`: its own key (EOA), its contract (EIP-1271, checked
-    through `chain`), or None if `signature` is not a valid signature of it."""
+    """How `address` signed `message_text`: its own key (EOA), its contract (EIP-1271, asked
+    through `chain`; without one, only an EOA signature is recognised), or None if `signature`
+    is not a valid signature of it."""
     raw = signature_bytes(signature)
     if raw is None:
         return None
@@ -460,13 +468,6 @@ def signer_of(
         if chain.is_valid_signature_1271(address, digest, raw):
             return Signer.CONTRACT
     return None
-
-
-def verify_signature(
-    message_text: str, address: str, signature: str, chain: ChainClient | None
-) -> bool:
-    """Whether `signature` is a valid signature of `message_text` by `address` (EOA or EIP-1271)."""
-    return signer_of(message_text, address, signature, chain) is not None
 
 
 def signature_problem(signature: str) -> str:

@@ -1,4 +1,4 @@
-"""ledger.merkle agrees with @openzeppelin/merkle-tree's StandardMerkleTree."""
+"""ledger.protocol.merkle agrees with @openzeppelin/merkle-tree's StandardMerkleTree."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ledger import merkle
+from ledger.protocol import merkle
 
 SCRIPT = Path(__file__).with_name("oz_merkle.js")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _oz(trees: list[list[str]]) -> list[dict[str, object]]:

@@ -14,7 +14,7 @@ import pytest
 from ledger.devstack.anvil import AnvilNode, start_anvil
 
 pytestmark = pytest.mark.chain
-V1 = Path(__file__).resolve().parents[1] / "fixtures" / "v1"
+V1 = Path(__file__).resolve().parents[2] / "fixtures" / "v1"
 BUNDLE = V1 / "bundles" / "metax_greedy.json"
 
 

@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from ledger.anchoring import AnchorConfig, Anchorer
-from ledger.bundle import export_bundle
+from ledger.audit.export import export_bundle
+from ledger.audit.verify import CHECKS, verify_bundle
 from ledger.db import create_all, make_engine, session_scope
 from ledger.devstack.anvil import AnvilNode, start_anvil
 from ledger.devstack.deploy import Deployment
 from ledger.matchledger import Rpc
-from ledger.verify import CHECKS, verify_bundle
 from tests.ledger.anchor_support import (
     ANCHORER_KEY,
     PLAYER0,

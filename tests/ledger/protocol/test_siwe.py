@@ -1,5 +1,5 @@
-"""The EIP-4361 parser and checks of ledger.siwe, on the spec's examples and on the reference
-implementation's published test vectors (tests/ledger/siwe_vectors/README.md names their
+"""The EIP-4361 parser and checks of ledger.protocol.siwe, on the spec's examples and on the reference
+implementation's published test vectors (tests/ledger/protocol/siwe_vectors/README.md names their
 source and licence), plus signature normalisation (low s, EIP-2098 compact, v of 0/1)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from eth_account import Account
 from eth_account.messages import defunct_hash_message, encode_defunct
 from eth_keys import keys
 
-from ledger import siwe
 from ledger.errors import Unauthorized
+from ledger.protocol import siwe
 
 VECTORS = Path(__file__).parent / "siwe_vectors"
 KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
@@ -118,7 +118,10 @@ def test_reference_verification_positive(name: str) -> None:
         nonce=vector["nonce"],
         now=_at(vector),
     )
-    assert siwe.verify_signature(message.text(), message.address, vector["signature"], None)
+    assert (
+        siwe.signer_of(message.text(), message.address, vector["signature"], None)
+        is siwe.Signer.EOA
+    )
     assert siwe.parse_message(message.text()) == message
 
 
@@ -137,7 +140,7 @@ def test_reference_verification_negative(name: str) -> None:
         )
     except Unauthorized:
         return  # refused before the signature was looked at
-    assert not siwe.verify_signature(message.text(), message.address, vector["signature"], None)
+    assert siwe.signer_of(message.text(), message.address, vector["signature"], None) is None
 
 
 @pytest.mark.parametrize("name", sorted(_vectors("eip1271")))
@@ -169,7 +172,10 @@ def test_a_message_without_expiration_time_is_accepted() -> None:
     assert "Expiration Time" not in message.text()
     parsed = siwe.parse_message(message.text())
     siwe.check_fields(parsed, domain="127.0.0.1:8000", uri="http://127.0.0.1:8000", chain_id=31337)
-    assert siwe.verify_signature(parsed.text(), parsed.address, "0x" + signature.hex(), None)
+    assert (
+        siwe.signer_of(parsed.text(), parsed.address, "0x" + signature.hex(), None)
+        is siwe.Signer.EOA
+    )
 
 
 def test_the_uri_must_be_on_the_configured_origin() -> None:
@@ -214,13 +220,16 @@ def test_rfc_3986_uris_are_accepted(uri: str) -> None:
 def test_high_s_twin_of_a_valid_signature_is_refused() -> None:
     message, signature = _signed()
     r, s, v = signature[:32], int.from_bytes(signature[32:64], "big"), signature[64]
-    assert siwe.verify_signature(message.text(), message.address, "0x" + signature.hex(), None)
+    assert (
+        siwe.signer_of(message.text(), message.address, "0x" + signature.hex(), None)
+        is siwe.Signer.EOA
+    )
     high_s = r + (siwe.SECP256K1_N - s).to_bytes(32, "big") + bytes([55 - v])  # 27 <-> 28
     # the twin recovers to the same address with a raw ecrecover, so only normalisation refuses it
     digest = bytes(defunct_hash_message(text=message.text()))
     twin = keys.Signature(vrs=(high_s[64] - 27, int.from_bytes(r, "big"), siwe.SECP256K1_N - s))
     assert twin.recover_public_key_from_msg_hash(digest).to_checksum_address() == message.address
-    assert not siwe.verify_signature(message.text(), message.address, "0x" + high_s.hex(), None)
+    assert siwe.signer_of(message.text(), message.address, "0x" + high_s.hex(), None) is None
     assert "low s" in siwe.signature_problem("0x" + high_s.hex())
 
 
@@ -228,15 +237,21 @@ def test_compact_eip_2098_and_v_of_0_or_1_are_accepted() -> None:
     message, signature = _signed()
     r, s, v = signature[:32], int.from_bytes(signature[32:64], "big"), signature[64] - 27
     compact = r + ((v << 255) | s).to_bytes(32, "big")
-    assert siwe.verify_signature(message.text(), message.address, "0x" + compact.hex(), None)
+    assert (
+        siwe.signer_of(message.text(), message.address, "0x" + compact.hex(), None)
+        is siwe.Signer.EOA
+    )
     zero_one = signature[:64] + bytes([v])
-    assert siwe.verify_signature(message.text(), message.address, "0x" + zero_one.hex(), None)
+    assert (
+        siwe.signer_of(message.text(), message.address, "0x" + zero_one.hex(), None)
+        is siwe.Signer.EOA
+    )
 
 
 @pytest.mark.parametrize("signature", ["0x", "0x00", "0x" + "00" * 65, "0x" + "ff" * 65, "0xzz"])
-def test_verify_signature_returns_false_for_garbage(signature: str) -> None:
+def test_garbage_is_no_signature(signature: str) -> None:
     message, _ = _signed()
-    assert siwe.verify_signature(message.text(), message.address, signature, None) is False
+    assert siwe.signer_of(message.text(), message.address, signature, None) is None
 
 
 def test_times_keep_the_signed_text() -> None:
