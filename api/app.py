@@ -14,7 +14,7 @@ from api import docs, problems
 from api.limits import InputLimitsMiddleware
 from api.metrics import MetricsMiddleware
 from api.routes import audit, auth, catalogue, decks, matches, system
-from ledger.chain import ChainClient
+from ledger.chain.client import ChainClient
 from ledger.db import get_engine, session_scope
 from ledger.errors import ConfigurationError
 from ledger.protocol.untrusted import restore_recursion_limit

@@ -27,9 +27,10 @@ from eth_account import Account
 from sqlalchemy import Engine, delete, func, insert, select, text, update
 from sqlmodel import Session, col
 
+from ledger.chain.contracts import BATCH_ALREADY_ANCHORED, MatchLedger, anchor_calldata
+from ledger.chain.transport import JsonRpc
 from ledger.db import session_scope
 from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
-from ledger.matchledger import BATCH_ALREADY_ANCHORED, MatchLedgerClient, Rpc, anchor_calldata
 from ledger.models.anchoring import Batch, BatchStatus, ResultProof, utcnow
 from ledger.models.results import MatchResult, OutboxEntry
 from ledger.protocol import merkle
@@ -100,7 +101,7 @@ class Anchorer:
     def __init__(
         self,
         engine: Engine,
-        rpc: Rpc,
+        rpc: JsonRpc,
         ledger_address: str,
         anchorer_key: str,
         config: AnchorConfig | None = None,
@@ -108,7 +109,7 @@ class Anchorer:
     ) -> None:
         self.engine = engine
         self.rpc = rpc
-        self.ledger = MatchLedgerClient(rpc, ledger_address)
+        self.ledger = MatchLedger(rpc, ledger_address)
         self.account = Account.from_key(anchorer_key)
         self.config = config or AnchorConfig()
         self._chain_id = chain_id
@@ -519,13 +520,13 @@ def pending_count(session: Session) -> int:
 
 def from_settings(engine: Engine | None = None) -> Anchorer:
     """An Anchorer for the configured database, chain, deployment and anchorer key."""
-    from ledger.chain import load_addresses
+    from ledger.chain.deployment import load_addresses
     from ledger.db import get_engine
     from ledger.settings import get_settings
 
     settings = get_settings()
     addresses = load_addresses(settings.resolved_deployment_file)
-    rpc = Rpc(settings.rpc_url)
+    rpc = JsonRpc.from_settings(settings, timeout=30)
     chain_id = rpc.chain_id()
     if chain_id != addresses.chain_id:
         raise ConfigurationError(

@@ -14,54 +14,15 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from eth_abi import decode
-from eth_utils import to_checksum_address
 from sqlalchemy import Engine, delete, insert, select
 from sqlmodel import Session, col
 
+from ledger.chain.contracts import ZERO_ADDRESS, CardToken
+from ledger.chain.transport import JsonRpc
 from ledger.db import session_scope
-from ledger.matchledger import TRANSFER_BATCH, TRANSFER_SINGLE, Rpc
 from ledger.models.indexing import IndexerCursor, TokenBalance, TokenTransfer, utcnow
-from ledger.protocol.hexcodec import from_hex
 
 log = logging.getLogger(__name__)
-
-ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
-
-
-def token_hex(token_id: int) -> str:
-    """A uint256 token id as 0x-prefixed 64-digit hex (the card_designs.token_id format)."""
-    return "0x" + token_id.to_bytes(32, "big").hex()
-
-
-def _topic_address(topic: str) -> str:
-    return to_checksum_address("0x" + topic[-40:])
-
-
-def decode_transfer(log_: dict[str, Any]) -> list[dict[str, Any]]:
-    """The (id, amount) rows of one TransferSingle or TransferBatch log."""
-    topics = log_["topics"]
-    operator, from_, to = (_topic_address(t) for t in topics[1:4])
-    data = from_hex(log_["data"])
-    if topics[0] == TRANSFER_SINGLE:
-        token_id, amount = decode(["uint256", "uint256"], data)
-        items = [(int(token_id), int(amount))]
-    else:
-        ids, amounts = decode(["uint256[]", "uint256[]"], data)
-        items = [(int(i), int(a)) for i, a in zip(ids, amounts, strict=True)]
-    base = {
-        "block_number": int(log_["blockNumber"], 16),
-        "block_hash": log_["blockHash"],
-        "tx_hash": log_["transactionHash"],
-        "log_index": int(log_["logIndex"], 16),
-        "operator": operator,
-        "from_address": from_,
-        "to_address": to,
-    }
-    return [
-        {**base, "item_index": k, "token_id": token_hex(i), "amount": a}
-        for k, (i, a) in enumerate(items)
-    ]
 
 
 @dataclass
@@ -85,7 +46,7 @@ class Indexer:
     def __init__(
         self,
         engine: Engine,
-        rpc: Rpc,
+        rpc: JsonRpc,
         token_address: str,
         deployment_block: int,
         reorg_depth: int = 12,
@@ -94,7 +55,8 @@ class Indexer:
     ) -> None:
         self.engine = engine
         self.rpc = rpc
-        self.token = to_checksum_address(token_address)
+        self.card_token = CardToken(rpc, token_address)
+        self.token = self.card_token.address
         self.deployment_block = deployment_block
         self.reorg_depth = reorg_depth
         self.max_range = max_range
@@ -121,14 +83,7 @@ class Indexer:
             (a, min(head, a + self.max_range - 1)) for a in range(start, head + 1, self.max_range)
         ]
         for k, (a, b) in enumerate(chunks or [(start, start - 1)]):
-            logs = (
-                self.rpc.logs(self.token, [[TRANSFER_SINGLE, TRANSFER_BATCH]], a, b)
-                if b >= a
-                else []
-            )
-            rows = [
-                row for entry in logs if not entry.get("removed") for row in decode_transfer(entry)
-            ]
+            rows = self.card_token.transfers(a, b) if b >= a else []
             last = max(b, 0)
             last_hash = self.rpc.block_hash(last) or "0x" + "00" * 32
             with session_scope(self.engine) as session:
@@ -218,19 +173,9 @@ class Indexer:
         return self._chain_id
 
 
-def balances_of(session: Session, owner: str) -> dict[str, int]:
-    """An owner's indexed balances: token id hex -> amount (non-zero only)."""
-    rows = session.execute(
-        select(col(TokenBalance.token_id), col(TokenBalance.amount)).where(
-            col(TokenBalance.owner) == to_checksum_address(owner)
-        )
-    ).all()
-    return {token_id: amount for token_id, amount in rows}
-
-
 def from_settings(engine: Engine | None = None) -> Indexer:
     """An Indexer for the configured database, chain and deployment."""
-    from ledger.chain import load_addresses
+    from ledger.chain.deployment import load_addresses
     from ledger.db import get_engine
     from ledger.settings import get_settings
 
@@ -238,9 +183,10 @@ def from_settings(engine: Engine | None = None) -> Indexer:
     addresses = load_addresses(settings.resolved_deployment_file)
     return Indexer(
         engine or get_engine(),
-        Rpc(settings.rpc_url),
+        JsonRpc.from_settings(settings),
         addresses.card_token,
         addresses.deployment_block,
         settings.indexer_reorg_depth,
         addresses.chain_id,
+        max_range=settings.rpc_max_log_range,
     )

@@ -42,7 +42,7 @@ def test_the_wheel_installs_and_runs_without_the_checkout_or_the_local_extra(
           "--out-dir", dist, "-q"], source, env)  # fmt: skip
     (wheel,) = dist.glob("metaledger-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "ledger/artifacts/MatchLedger.json" in names
+    assert "ledger/chain/artifacts/MatchLedger.json" in names
     assert not [n for n in names if "Mock" in n or n.startswith(("tests/", "contracts/"))]
 
     _run([UV, "venv", "-q", "--python", sys.executable, venv], tmp_path, env)

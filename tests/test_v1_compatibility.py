@@ -38,10 +38,9 @@ def test_v1_transcript_replays_to_its_final_hash(path: Path) -> None:
 @pytest.fixture(scope="module")
 def v1_chain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """An Anvil loaded with the v1 chain state (historical states kept), on a free port."""
-    from ledger.devstack.anvil import rpc_call
+    from ledger.devstack.anvil import chain_answers
     from ledger.devstack.ports import free_port
     from ledger.devstack.toolchain import node_bin
-    from ledger.errors import ServiceUnavailable
 
     work = tmp_path_factory.mktemp("v1chain")
     state = work / "anvil-state.json"
@@ -62,14 +61,9 @@ def v1_chain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         import time
 
         deadline = time.monotonic() + 30
-        while True:
-            try:
-                rpc_call(url, "eth_chainId", timeout=1.0)
-                break
-            except ServiceUnavailable:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+        while not chain_answers(url):
+            assert process.poll() is None and time.monotonic() < deadline, "Anvil did not start"
+            time.sleep(0.1)
         yield url
     finally:
         process.terminate()

@@ -88,7 +88,7 @@ def export_bundle(
 
 def export_from_settings(session: Session, match_id: str) -> dict[str, Any]:
     """The bundle of a match, with contract addresses from the configured deployment file."""
-    from ledger.chain import load_addresses
+    from ledger.chain.deployment import load_addresses
     from ledger.settings import get_settings
 
     addresses = load_addresses(get_settings().resolved_deployment_file)

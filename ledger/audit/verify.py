@@ -14,8 +14,9 @@ from typing import Any
 from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
 
+from ledger.chain.contracts import AnchoredBatch, CardToken, MatchLedger
+from ledger.chain.transport import JsonRpc, RpcError
 from ledger.errors import InvalidInput, ServiceUnavailable
-from ledger.matchledger import AnchoredBatch, MatchLedgerClient, Rpc, RpcError, balance_of_batch
 from ledger.protocol import eip712, merkle
 from ledger.protocol.bundle import BUNDLE_FORMAT, check_shape
 from ledger.protocol.decks import deck_hash
@@ -55,28 +56,13 @@ class CheckFailed(Exception):
     """Raised inside a check with the reason it failed."""
 
 
-#: how nodes say that they no longer hold the state of a block (Anvil, geth, Erigon, providers)
-_NO_HISTORICAL_STATE = (
-    "blockoutofrange",
-    "missing trie node",
-    "header not found",
-    "historical state",
-    "pruned",
-    "archive",
-)
-
-
-def _lacks_historical_state(exc: RpcError) -> bool:
-    return any(words in str(exc).lower() for words in _NO_HISTORICAL_STATE)
-
-
 def _require(condition: bool, reason: str) -> None:
     if not condition:
         raise CheckFailed(reason)
 
 
 class _Verifier:
-    def __init__(self, bundle: dict[str, Any], rpc: Rpc) -> None:
+    def __init__(self, bundle: dict[str, Any], rpc: JsonRpc) -> None:
         self.b = bundle
         self.rpc = rpc
         self.typed = bundle["result"]["typed_data"]
@@ -84,7 +70,7 @@ class _Verifier:
         self.domain: dict[str, Any] = self.typed["domain"]
         self.chain: dict[str, Any] = bundle["chain"]
         self.anchor: dict[str, Any] = bundle["anchor"]
-        self.ledger = MatchLedgerClient(rpc, self.chain["match_ledger"])
+        self.ledger = MatchLedger(rpc, self.chain["match_ledger"])
         self._digest: bytes | None = None
         self._event: AnchoredBatch | None = None
         self._events: list[AnchoredBatch] | None = None
@@ -317,12 +303,12 @@ class _Verifier:
                     needs.append((i, card, copies))
         try:
             held = (
-                balance_of_batch(self.rpc, self.chain["card_token"], owners, ids, block)
+                CardToken(self.rpc, self.chain["card_token"]).balances(owners, ids, block)
                 if owners
                 else []
             )
         except RpcError as exc:
-            if not _lacks_historical_state(exc):
+            if not exc.lacks_historical_state:
                 raise
             raise CheckFailed(
                 f"the RPC cannot serve block {block}, where ownership was pinned ({exc}); "
@@ -383,10 +369,17 @@ class _Verifier:
         return f"{outcome.actions} actions replayed: {who}, final state hash matches"
 
 
-def verify_bundle(bundle: dict[str, Any], rpc_url: str) -> list[Check]:
-    """Run every check on `bundle` against the chain at `rpc_url`; one Check per name in CHECKS."""
-    rpc = Rpc(rpc_url)
-    rpc.chain_id()  # ServiceUnavailable (one line) when the RPC does not answer
+def verify_bundle(
+    bundle: dict[str, Any], rpc_url: str, *, max_log_range: int = 2000
+) -> list[Check]:
+    """Run every check on `bundle` against the chain at `rpc_url` (event scans in chunks of at
+    most `max_log_range` blocks); one Check per name in CHECKS."""
+    with JsonRpc(rpc_url, max_log_range=max_log_range) as rpc:
+        rpc.chain_id()  # ServiceUnavailable (one line) when the RPC does not answer
+        return _run_checks(bundle, rpc)
+
+
+def _run_checks(bundle: dict[str, Any], rpc: JsonRpc) -> list[Check]:
     try:
         check_shape(bundle)
         verifier = _Verifier(bundle, rpc)

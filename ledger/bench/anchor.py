@@ -31,12 +31,13 @@ from sqlalchemy import Engine, func, insert, select
 from sqlmodel import col
 
 from ledger.anchoring import AnchorConfig, Anchorer
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
 from ledger.db import create_all, make_engine, session_scope
 from ledger.devstack.anvil import start_anvil
-from ledger.devstack.deploy import Deployment, deploy_all
+from ledger.devstack.deploy import deploy_all
 from ledger.devstack.servers import RedisServer
 from ledger.errors import MetaLedgerError
-from ledger.matchledger import Rpc
 from ledger.models.anchoring import Batch, BatchStatus, ResultProof
 from ledger.models.base import utcnow
 from ledger.models.matches import Match
@@ -179,7 +180,7 @@ def _gas_per_result(
         start += size
         anchorer = Anchorer(
             engine,
-            Rpc(anvil_url),
+            JsonRpc(anvil_url),
             deployment.match_ledger,
             ANCHORER_KEY,
             AnchorConfig(batch_max_results=size),

@@ -19,8 +19,9 @@ from typing import Any
 from eth_account import Account
 from web3.types import TxParams, Wei
 
+from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode, start_anvil
-from ledger.devstack.deploy import Deployment, contract, deploy_all
+from ledger.devstack.deploy import contract, deploy_all
 from ledger.errors import ChainError
 from ledger.protocol import merkle
 from ledger.protocol.eip712 import Offer, sign_offer

@@ -55,8 +55,9 @@ def verify(
     from ledger.settings import get_settings
 
     restore_recursion_limit()
-    bundle = load_bundle(Path(file), JsonLimits.for_bundles(get_settings()))
-    checks = verify_bundle(bundle, rpc)
+    settings = get_settings()
+    bundle = load_bundle(Path(file), JsonLimits.for_bundles(settings))
+    checks = verify_bundle(bundle, rpc, max_log_range=settings.rpc_max_log_range)
     for check in checks:
         mark = (
             typer.style("✓", fg=typer.colors.GREEN)

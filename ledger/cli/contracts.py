@@ -13,7 +13,7 @@ app = typer.Typer(no_args_is_help=True)
 
 @app.command("build")
 def build() -> None:
-    """Compile contracts/ with forge; rewrite ledger/artifacts/ and tests/contracts/artifacts/."""
+    """Compile contracts/ with forge; rewrite ledger/chain/artifacts/ and tests/contracts/artifacts/."""
     from ledger.devstack.compile import build_artifacts
 
     for artifact_set, result in build_artifacts():

@@ -100,12 +100,13 @@ def _check_stack() -> Check:
 
 
 def _check_chain() -> Check:
-    from ledger.devstack.anvil import rpc_call
+    from ledger.chain.transport import JsonRpc
 
     stack = _running_stack()
     url = stack.rpc_url if stack is not None else get_settings().rpc_url
     try:
-        chain_id = int(rpc_call(url, "eth_chainId", timeout=2.0), 16)
+        with JsonRpc(url, timeout=2.0, retries=0) as rpc:
+            chain_id = rpc.chain_id()
     except MetaLedgerError:
         return Check("chain", False, f"nothing answers at {url}", "make run (starts a local Anvil)")
     return Check("chain", True, f"chain id {chain_id} at {url}")

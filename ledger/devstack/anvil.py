@@ -2,44 +2,27 @@
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ledger.chain.transport import JsonRpc
 from ledger.devstack.childprocess import ChildProcess
 from ledger.devstack.ports import ensure_free, free_port
 from ledger.devstack.toolchain import node_bin
-from ledger.errors import ServiceUnavailable
+from ledger.errors import MetaLedgerError
 
 if TYPE_CHECKING:
     from web3 import Web3
 
 
-def rpc_call(url: str, method: str, params: list[Any] | None = None, timeout: float = 5.0) -> Any:
-    """One raw JSON-RPC call (no web3 overhead); raises ServiceUnavailable on failure."""
-    body = json.dumps(
-        {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or []}
-    ).encode()
-    request = urllib.request.Request(url, body, {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            reply = json.loads(response.read())
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise ServiceUnavailable(f"chain at {url} does not answer {method}: {exc}") from exc
-    if "error" in reply:
-        raise ServiceUnavailable(f"chain at {url} refused {method}: {reply['error']}")
-    return reply["result"]
-
-
 def chain_answers(url: str, timeout: float = 1.0) -> bool:
     """Whether a JSON-RPC node answers `eth_chainId` at `url` within `timeout` seconds."""
     try:
-        rpc_call(url, "eth_chainId", timeout=timeout)
+        with JsonRpc(url, timeout=timeout, retries=0) as rpc:
+            rpc.chain_id()
         return True
-    except ServiceUnavailable:
+    except MetaLedgerError:
         return False
 
 
@@ -51,6 +34,7 @@ class AnvilNode:
         self.port = port
         self.host = host
         self.rpc_url = f"http://{host}:{port}"
+        self.transport = JsonRpc(self.rpc_url, timeout=30)
         self._w3: Web3 | None = None
 
     @property
@@ -61,7 +45,7 @@ class AnvilNode:
     @property
     def chain_id(self) -> int:
         """The chain id (31337 for Anvil)."""
-        return int(rpc_call(self.rpc_url, "eth_chainId"), 16)
+        return self.transport.chain_id()
 
     @property
     def w3(self) -> Web3:
@@ -74,7 +58,7 @@ class AnvilNode:
 
     def rpc(self, method: str, *params: Any) -> Any:
         """A raw JSON-RPC call to this node."""
-        return rpc_call(self.rpc_url, method, list(params))
+        return self.transport.call(method, *params)
 
     def snapshot(self) -> str:
         """Take an EVM snapshot; returns its id."""
@@ -94,6 +78,7 @@ class AnvilNode:
 
     def stop(self) -> None:
         """Stop the process (SIGTERM, so that a `--state` file is written; SIGKILL after 10 s)."""
+        self.transport.close()
         self.child.stop(timeout=10)
 
     def __enter__(self) -> AnvilNode:

@@ -3,10 +3,10 @@
 forge is the one compile path: the forge tests, slither and `metaledger contracts build` all use the
 project in contracts/ (foundry.toml: solc through the solcjs wrapper, optimizer, EVM version). This
 module reads contracts/ from the source checkout (`checkout_root()`); it is build tooling only. The
-product never imports it at run time: it reads the built artifacts (`ledger.artifacts`).
+product never imports it at run time: it reads the built artifacts (`ledger.chain.artifacts`).
 
 Two artifact sets come out of one build: the contracts the product deploys (contracts/src, written
-to ledger/artifacts/) and the test-only mocks (contracts/test/mocks, written to
+to ledger/chain/artifacts/) and the test-only mocks (contracts/test/mocks, written to
 tests/contracts/artifacts/). Each artifact records the SHA-256 of the sources it was built from, so a
 staleness check needs no compiler.
 """
@@ -66,7 +66,7 @@ class ArtifactSet:
 
 
 #: What the product deploys or reads.
-PRODUCT = ArtifactSet("src", "ledger/artifacts")
+PRODUCT = ArtifactSet("src", "ledger/chain/artifacts")
 #: Test-only contracts (an EIP-1271 wallet, a re-entering taker), never shipped.
 TEST_MOCKS = ArtifactSet("test/mocks", "tests/contracts/artifacts")
 ARTIFACT_SETS: tuple[ArtifactSet, ...] = (PRODUCT, TEST_MOCKS)
@@ -216,7 +216,7 @@ class StaleArtifactsError(MetaLedgerError):
 def build_artifacts() -> list[tuple[ArtifactSet, CompileResult]]:
     """Compile contracts/ with forge and rewrite every set's artifact folder (stale files
     removed); the sets with what was built into each."""
-    from ledger.artifacts import artifact_json
+    from ledger.chain.artifacts import artifact_json
 
     forge_build()
     built = []
@@ -238,7 +238,7 @@ def build_artifacts() -> list[tuple[ArtifactSet, CompileResult]]:
 def check_artifacts() -> list[tuple[ArtifactSet, str]]:
     """StaleArtifactsError if any artifact is missing or was built from other sources or
     settings (no compiler run); else every set with its source hash."""
-    from ledger.artifacts import parse_artifact
+    from ledger.chain.artifacts import parse_artifact
 
     settings = compiler_settings()
     checked = []

@@ -14,18 +14,19 @@ sent). The publisher becomes the default admin of CardToken and MatchLedger, who
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from eth_account import Account
 from eth_utils import to_checksum_address
 
-from ledger.artifacts import describe_revert, load_artifact
-from ledger.errors import ChainError, ConfigurationError
+from ledger.chain.artifacts import describe_revert, load_artifact
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
+from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
 from ledger.settings import ANVIL_CHAIN_ID, Settings
 
 if TYPE_CHECKING:
@@ -48,58 +49,18 @@ _EDITIONS_PER_TX = 100
 _CANCUN_PROBE = "0x60005c506000600060005e00"
 
 
-@dataclass(frozen=True)
-class Deployment:
-    """Where the contracts live (the deployment JSON file)."""
+@contextmanager
+def web3_errors(what: str) -> Iterator[None]:
+    """The transport's error mapping around web3 calls: a node that does not answer is
+    ServiceUnavailable, a node that refuses is ChainError (ours pass through)."""
+    from web3.exceptions import Web3Exception
 
-    chain_id: int
-    rpc_url: str
-    addresses: dict[str, str]  # contract name -> checksummed address
-    deployment_block: int
-    deployer: str
-    signer: str
-    anchorer: str
-    source_hash: str = ""
-    receipts: dict[str, str] = field(default_factory=dict)  # contract name -> deployment tx hash
-
-    @property
-    def card_token(self) -> str:
-        """CardToken address."""
-        return self.addresses["CardToken"]
-
-    @property
-    def match_ledger(self) -> str:
-        """MatchLedger address."""
-        return self.addresses["MatchLedger"]
-
-    @property
-    def card_exchange(self) -> str:
-        """CardExchange address."""
-        return self.addresses["CardExchange"]
-
-    def to_json(self) -> str:
-        """The deployment as pretty JSON."""
-        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
-
-    def save(self, path: Path) -> None:
-        """Write the deployment JSON (creating parent folders)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.to_json())
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Deployment:
-        """Parse a deployment dict."""
-        try:
-            return cls(**data)
-        except TypeError as exc:
-            raise ConfigurationError(f"malformed deployment: {exc}") from exc
-
-    @classmethod
-    def load(cls, path: Path) -> Deployment:
-        """Read a deployment JSON file."""
-        if not path.is_file():
-            raise ConfigurationError(f"no deployment file at {path}; run `metaledger chain deploy`")
-        return cls.from_dict(json.loads(path.read_text()))
+    try:
+        yield
+    except Web3Exception as exc:
+        raise ChainError(f"{what} failed: {exc}") from exc
+    except OSError as exc:  # requests' connection errors and timeouts are OSErrors
+        raise ServiceUnavailable(f"the chain does not answer ({what}): {exc}") from exc
 
 
 def contract(w3: Web3, deployment: Deployment, name: str) -> Contract:
@@ -181,14 +142,14 @@ def deploy_all(
     MatchLedger, handover delay `admin_delay` seconds: by default the settings' value for this
     chain), grant ANCHORER_ROLE to `anchorer` and register `signer` in MatchLedger.
     Returns the Deployment (not yet saved)."""
-    from web3.exceptions import Web3Exception
-
     from ledger.settings import get_settings
 
-    require_cancun(w3)
-    chain_id = w3.eth.chain_id
-    delay = get_settings().admin_delay_for_chain(chain_id) if admin_delay is None else admin_delay
-    try:
+    with web3_errors("deployment"):
+        require_cancun(w3)
+        chain_id = w3.eth.chain_id
+        delay = (
+            get_settings().admin_delay_for_chain(chain_id) if admin_delay is None else admin_delay
+        )
         sender = _Sender(w3, publisher_key)
         publisher = sender.account.address
         token, token_receipt = _deploy(sender, "CardToken", token_uri, publisher, delay)
@@ -217,8 +178,6 @@ def deploy_all(
         ]
         for tx_hash in hashes:
             sender.wait(tx_hash, what)
-    except Web3Exception as exc:
-        raise ChainError(f"deployment failed: {exc}") from exc
     return Deployment(
         chain_id=sender.chain_id,
         rpc_url=rpc_url,
@@ -241,7 +200,8 @@ def deploy_from_settings(w3: Web3, rpc_url: str) -> Deployment:
     from ledger.settings import get_settings
 
     settings = get_settings()
-    settings.check_keys_for_chain(w3.eth.chain_id)
+    with web3_errors("deployment"):
+        settings.check_keys_for_chain(w3.eth.chain_id)
     return deploy_all(
         w3,
         settings.publisher_key.get_secret_value(),
@@ -261,10 +221,8 @@ def seed_demo(
     """Mint demo cards: first give every card design without an edition size `edition_size`
     (`setMaxSupplyBatch`), then one `mintBatch` per wallet of its (token_id, amount) pairs.
     Returns the transaction hashes (all confirmed)."""
-    from web3.exceptions import Web3Exception
-
     token = contract(w3, deployment, "CardToken")
-    try:
+    with web3_errors("seeding demo cards"):
         sender = _Sender(w3, publisher_key)
         merged_by_wallet: dict[str, dict[int, int]] = {}
         for wallet, cards in holdings.items():
@@ -293,8 +251,6 @@ def seed_demo(
         for tx_hash in mints:
             sender.wait(tx_hash, "minting demo cards")
         hashes = editions + mints
-    except Web3Exception as exc:
-        raise ChainError(f"seeding demo cards failed: {exc}") from exc
     return ["0x" + h.hex() for h in hashes]
 
 
@@ -325,21 +281,24 @@ def ensure_deployment(
     """Return the deployment for the chain at `rpc_url`, deploying (and seeding) when needed."""
     from web3 import Web3
 
-    w3 = Web3(Web3.HTTPProvider(rpc_url, request_kwargs={"timeout": 30}))
-    chain_id = w3.eth.chain_id
-    settings.check_keys_for_chain(chain_id)
-    path = settings.resolved_deployment_file
-    if path.exists():
-        deployment = Deployment.load(path)
-        reason = stale_reason(
-            deployment, chain_id, lambda a: bytes(w3.eth.get_code(Web3.to_checksum_address(a)))
+    with JsonRpc(rpc_url, timeout=30) as rpc:
+        chain_id = rpc.chain_id()
+        settings.check_keys_for_chain(chain_id)
+        path = settings.resolved_deployment_file
+        deployment = Deployment.load(path) if path.exists() else None
+        reason = (
+            None
+            if deployment is None
+            else stale_reason(deployment, chain_id, lambda a: rpc.code(to_checksum_address(a)))
         )
+    if deployment is not None:
         if reason is None:
             say(f"contracts: reusing the deployment in {path}")
             return deployment
         say(f"contracts: {path} is stale ({reason}); redeploying")
         if settings.database_url is None:
             _set_aside(Path(settings.resolved_database_url.removeprefix("sqlite:///")), say)
+    w3 = Web3(Web3.HTTPProvider(rpc_url, request_kwargs={"timeout": 30}))
     deployment = deploy_from_settings(w3, rpc_url)
     deployment.save(path)
     say(f"contracts: deployed at block {deployment.deployment_block}; written to {path}")

@@ -29,7 +29,7 @@ from ledger.health.schedulerlock import PidLock
 from ledger.settings import Settings, child_environment
 
 if TYPE_CHECKING:
-    from ledger.devstack.deploy import Deployment
+    from ledger.chain.deployment import Deployment
 
 #: how long a starting server may take before the stack gives up on it
 START_TIMEOUT = 60.0

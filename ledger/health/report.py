@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session, col
 
-from ledger.devstack.anvil import rpc_call
+from ledger.chain.transport import JsonRpc
 from ledger.errors import MetaLedgerError
 from ledger.health.heartbeat import LiveWorkers, live_workers
 from ledger.models.anchoring import Batch, BatchStatus
@@ -118,10 +118,13 @@ def probe_broker(url: str, timeout: float) -> Component:
 
 def probe_chain(rpc_url: str, timeout: float) -> tuple[Component, int | None]:
     """The chain's head block within `timeout` seconds."""
+    rpc = JsonRpc(rpc_url, timeout=timeout, retries=0)
     try:
-        head = int(rpc_call(rpc_url, "eth_blockNumber", timeout=timeout), 16)
-    except (MetaLedgerError, ValueError, TypeError):
+        head = rpc.block_number()
+    except MetaLedgerError:
         return Component(False, f"no answer to eth_blockNumber within {timeout:g} s"), None
+    finally:
+        rpc.close()
     return Component(True, f"head block {head}"), head
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from eth_account import Account
 from sqlalchemy import Engine
 
-from ledger.chain import ChainClient
+from ledger.chain.client import ChainClient
 
 if TYPE_CHECKING:
     from eth_account.signers.local import LocalAccount

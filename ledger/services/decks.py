@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from engine import Game
 from ledger import queries
-from ledger.chain import BlockRef
+from ledger.chain.transport import BlockRef
 from ledger.errors import Forbidden, InvalidInput, NotFound
 from ledger.models import DeckCommitment, utcnow
 from ledger.protocol.decks import canonical_cards, deck_hash

@@ -15,10 +15,11 @@ from pydantic import SecretStr
 
 from api.app import create_app
 from api.server import uvicorn_config
-from ledger.chain import ChainClient, load_addresses
+from ledger.chain.client import ChainClient
+from ledger.chain.deployment import Deployment, load_addresses
 from ledger.db import dispose_engine
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment, seed_demo
+from ledger.devstack.deploy import seed_demo
 from ledger.devstack.ports import free_port
 from ledger.migrations import upgrade
 from ledger.protocol.tokenids import token_id

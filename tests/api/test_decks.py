@@ -6,8 +6,8 @@ import httpx
 import pytest
 
 from engine import get_game
+from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment
 from tests.api.conftest import PLAYER_KEYS, mint
 from tests.api.helpers import register_deck, sign_in
 
@@ -118,16 +118,16 @@ def test_collection_lists_held_cards(
 def test_collection_comes_from_the_indexer_once_it_ran(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment, api_settings: object
 ) -> None:
+    from ledger.chain.transport import JsonRpc
     from ledger.db import get_engine
     from ledger.indexer import Indexer
-    from ledger.matchledger import Rpc
 
     player = sign_in(client, PLAYER_KEYS[0])
     assert client.get(f"/wallets/{player.address}/cards?source=indexer").status_code == 404
     mint(anvil, deployment, {player.address: {(GAME, "MM-A01"): 2}})
     url = api_settings.resolved_database_url  # type: ignore[attr-defined]
     Indexer(
-        get_engine(url), Rpc(anvil.rpc_url), deployment.card_token, deployment.deployment_block
+        get_engine(url), JsonRpc(anvil.rpc_url), deployment.card_token, deployment.deployment_block
     ).run_once()
     body = client.get(f"/wallets/{player.address}/cards").json()
     assert body["source"] == "indexer"

@@ -7,8 +7,8 @@ import httpx
 import pytest
 
 from engine import game_names, get_game, replay
+from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment
 from ledger.protocol import eip712
 from tests.api.conftest import PLAYER_KEYS, mint
 from tests.api.helpers import (

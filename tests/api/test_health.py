@@ -14,9 +14,9 @@ import httpx
 import pytest
 from sqlalchemy import update
 
+from ledger.chain.deployment import Deployment
 from ledger.db import dispose_engine, get_engine
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment
 from ledger.devstack.servers import RedisServer
 from ledger.health.heartbeat import HeartbeatThread
 from ledger.models.base import utcnow

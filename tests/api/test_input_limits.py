@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
+from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment
 from tests.api.conftest import PLAYER_KEYS, LiveServer, own_starter_deck
 from tests.api.helpers import Player, sign_in
 

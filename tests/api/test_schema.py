@@ -10,9 +10,9 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 from api.app import create_app
+from ledger.chain.deployment import Deployment
 from ledger.db import dispose_engine
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment
 from ledger.migrations import upgrade
 from tests.api.conftest import PLAYER_KEYS, LiveServer, make_settings, own_starter_deck
 from tests.api.helpers import sign_in

@@ -8,9 +8,9 @@ import httpx
 import pytest
 from sqlmodel import Session
 
+from ledger.chain.deployment import Deployment
 from ledger.db import make_engine
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment
 from ledger.models import Match
 from ledger.settings import Settings, get_settings
 from tests.api.test_matches import _active

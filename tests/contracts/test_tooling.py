@@ -12,7 +12,7 @@ import pytest
 from eth_account import Account
 from typer.testing import CliRunner
 
-from ledger.artifacts import (
+from ledger.chain.artifacts import (
     CONTRACT_NAMES,
     ArtifactNotFoundError,
     artifact_names,
@@ -20,9 +20,10 @@ from ledger.artifacts import (
     load_artifact,
     parse_artifact,
 )
+from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.compile import PRODUCT, TEST_MOCKS, compiler_settings, current_source_hash
-from ledger.devstack.deploy import DEMO_EDITION_SIZE, Deployment, contract, seed_demo
+from ledger.devstack.deploy import DEMO_EDITION_SIZE, contract, seed_demo
 from ledger.protocol.tokenids import token_id
 from ledger.settings import get_settings
 from tests.contracts.conftest import TEST_ARTIFACTS, Chain

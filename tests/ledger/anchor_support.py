@@ -12,8 +12,9 @@ from typing import Any
 from eth_account import Account
 from sqlalchemy import Engine, insert, select
 
+from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment, deploy_all
+from ledger.devstack.deploy import deploy_all
 from ledger.models.base import utcnow
 from ledger.models.matches import Match, MatchSeat
 from ledger.models.results import MatchResult, OutboxEntry

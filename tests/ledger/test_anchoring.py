@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select, update
 
 from ledger.anchoring import AnchorConfig, Anchorer
+from ledger.chain.contracts import MatchLedger
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
 from ledger.db import create_all, make_engine, session_scope
 from ledger.devstack.anvil import AnvilNode, start_anvil
-from ledger.devstack.deploy import Deployment
 from ledger.errors import ServiceUnavailable
-from ledger.matchledger import MatchLedgerClient, Rpc
 from ledger.models.anchoring import Batch, BatchStatus, ResultProof
 from ledger.models.base import utcnow
 from ledger.models.results import MatchResult, OutboxEntry
@@ -44,14 +45,14 @@ def make_anchorer(
     cfg = AnchorConfig(
         **{"batch_max_results": 4, "batch_max_seconds": 60.0, "receipt_wait_seconds": 5.0, **config}
     )  # type: ignore[arg-type]
-    return Anchorer(engine, Rpc(anvil.rpc_url), deployment.match_ledger, ANCHORER_KEY, cfg)
+    return Anchorer(engine, JsonRpc(anvil.rpc_url), deployment.match_ledger, ANCHORER_KEY, cfg)
 
 
 def assert_all_anchored_once(
     engine: Engine, anvil: AnvilNode, deployment: Deployment, n: int
 ) -> None:
     """Results in == results anchored, none twice; every stored proof verifies on-chain."""
-    ledger = MatchLedgerClient(Rpc(anvil.rpc_url), deployment.match_ledger)
+    ledger = MatchLedger(JsonRpc(anvil.rpc_url), deployment.match_ledger)
     events = ledger.anchored_batches(deployment.deployment_block)
     assert sum(e.count for e in events) == n
     assert [e.batch_id for e in events] == list(range(1, len(events) + 1))
@@ -226,7 +227,7 @@ def test_a_reorged_out_anchor_is_re_anchored_and_proofs_stay_valid(
     else:
         anvil.revert(before)
         anvil.mine(3)
-    assert MatchLedgerClient(Rpc(anvil.rpc_url), deployment.match_ledger).latest_batch_id() == 0
+    assert MatchLedger(JsonRpc(anvil.rpc_url), deployment.match_ledger).latest_batch_id() == 0
     report = anchorer.run_until_idle()
     assert sorted(report.reorged) == [1, 2]
     assert_all_anchored_once(engine, anvil, deployment, 6)
@@ -251,7 +252,7 @@ def test_a_batch_id_taken_by_another_root_is_re_batched(
 
     report = anchorer.run_until_idle()
     assert report.superseded == [1] and report.closed == [2] and report.confirmed == [2]
-    ledger = MatchLedgerClient(Rpc(evm_snapshot.rpc_url), deployment.match_ledger)
+    ledger = MatchLedger(JsonRpc(evm_snapshot.rpc_url), deployment.match_ledger)
     with session_scope(engine) as s:
         proofs = {p.result_id: p for p in s.scalars(select(ResultProof))}
         batch = s.get(Batch, 2)

@@ -8,12 +8,14 @@ import pytest
 from eth_account import Account
 from sqlalchemy import Engine, func, select
 
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
 from ledger.db import create_all, make_engine, session_scope
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment, contract, seed_demo
-from ledger.indexer import Indexer, token_hex
-from ledger.matchledger import Rpc, balance_of_batch
+from ledger.devstack.deploy import contract, seed_demo
+from ledger.indexer import Indexer
 from ledger.models.indexing import IndexerCursor, TokenBalance, TokenTransfer
+from ledger.protocol.hexcodec import uint256_hex
 from ledger.protocol.tokenids import token_id
 from ledger.settings import ANVIL_DEV_KEYS
 
@@ -65,19 +67,18 @@ def assert_balances_match_chain(engine: Engine, anvil: AnvilNode, deployment: De
     """Every indexed balance of ALICE and BOB equals balanceOfBatch on-chain, and nothing else is held."""
     owners = [o for o in (ALICE, BOB) for _ in CARDS]
     ids = CARDS * 2
-    onchain = balance_of_batch(
-        Rpc(anvil.rpc_url), deployment.card_token, owners, ids, anvil.w3.eth.block_number
-    )
+    token = contract(anvil.w3, deployment, "CardToken")  # web3's own encoder: an independent read
+    onchain = token.functions.balanceOfBatch(owners, ids).call()
     with session_scope(engine) as s:
         indexed = {(b.owner, b.token_id): b.amount for b in s.scalars(select(TokenBalance))}
-    expected = {(o, token_hex(i)): v for o, i, v in zip(owners, ids, onchain, strict=True) if v}
+    expected = {(o, uint256_hex(i)): v for o, i, v in zip(owners, ids, onchain, strict=True) if v}
     assert indexed == expected
 
 
 def make_indexer(engine: Engine, anvil: AnvilNode, deployment: Deployment, **kw: int) -> Indexer:
     return Indexer(
         engine,
-        Rpc(anvil.rpc_url),
+        JsonRpc(anvil.rpc_url),
         deployment.card_token,
         deployment.deployment_block,
         **{"reorg_depth": 4, **kw},

@@ -22,12 +22,13 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import OperationalError
 
+from ledger.chain.contracts import MatchLedger
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
 from ledger.db import create_all, make_engine, session_scope
 from ledger.devstack.anvil import AnvilNode, start_anvil
 from ledger.devstack.childprocess import ChildProcess
-from ledger.devstack.deploy import Deployment
 from ledger.devstack.servers import RedisServer
-from ledger.matchledger import MatchLedgerClient, Rpc
 from ledger.models.anchoring import Batch, BatchStatus, ResultProof
 from ledger.models.results import OutboxEntry
 from tests.ledger.anchor_support import ANCHORER_KEY, add_results, deploy
@@ -109,7 +110,7 @@ class Stack:
 
     def assert_anchored_once(self, n: int) -> list[Any]:
         """Results in == results anchored on-chain, none twice; one anchor transaction per batch."""
-        ledger = MatchLedgerClient(Rpc(self.anvil.rpc_url), self.deployment.match_ledger)
+        ledger = MatchLedger(JsonRpc(self.anvil.rpc_url), self.deployment.match_ledger)
         events = ledger.anchored_batches(self.deployment.deployment_block)
         assert [e.batch_id for e in events] == list(range(1, len(events) + 1))
         assert sum(e.count for e in events) == n
@@ -233,7 +234,7 @@ def test_reorg_after_anchoring_is_re_anchored_by_the_running_worker(stack: Stack
 
     stack.wait_for(re_anchored, 60, "the worker to re-anchor both batches")
     stack.assert_anchored_once(12)
-    ledger = MatchLedgerClient(Rpc(stack.anvil.rpc_url), stack.deployment.match_ledger)
+    ledger = MatchLedger(JsonRpc(stack.anvil.rpc_url), stack.deployment.match_ledger)
     with session_scope(stack.engine) as s:
         for p in s.scalars(select(ResultProof)):
             assert ledger.verify_result(

@@ -12,10 +12,10 @@ import pytest
 from engine import get_game
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.audit.verify import CHECKS, verify_bundle
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
 from ledger.db import dispose_engine, make_engine
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment
-from ledger.matchledger import Rpc
 from ledger.migrations import upgrade
 from tests.api.conftest import PLAYER_KEYS, LiveServer, make_settings, mint
 from tests.api.helpers import commit_and_reveal, play_bot_match, play_out, register_deck, sign_in
@@ -87,7 +87,11 @@ def test_api_matches_are_anchored_and_their_bundles_verify(
     engine = make_engine(url)
     try:
         Anchorer(
-            engine, Rpc(evm_snapshot.rpc_url), deployment.match_ledger, ANCHORER_KEY, AnchorConfig()
+            engine,
+            JsonRpc(evm_snapshot.rpc_url),
+            deployment.match_ledger,
+            ANCHORER_KEY,
+            AnchorConfig(),
         ).run_until_idle(force=True)
     finally:
         engine.dispose()

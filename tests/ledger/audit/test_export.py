@@ -10,11 +10,11 @@ from sqlalchemy import Engine
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.audit.export import export_bundle
 from ledger.audit.verify import verify_bundle
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
 from ledger.db import create_all, make_engine, session_scope
 from ledger.devstack.anvil import AnvilNode
-from ledger.devstack.deploy import Deployment
 from ledger.errors import Conflict, NotFound
-from ledger.matchledger import Rpc
 from ledger.protocol.bundle import BUNDLE_FORMAT
 from tests.ledger.anchor_support import ANCHORER_KEY, store_played_match
 
@@ -45,7 +45,7 @@ def test_bundle_only_once_confirmed_and_then_self_contained(
     assert info.value.extra["batch_status"] == "pending"
 
     Anchorer(
-        engine, Rpc(evm_snapshot.rpc_url), deployment.match_ledger, ANCHORER_KEY, AnchorConfig()
+        engine, JsonRpc(evm_snapshot.rpc_url), deployment.match_ledger, ANCHORER_KEY, AnchorConfig()
     ).run_until_idle(force=True)
     with session_scope(engine) as s:
         bundle = export_bundle(s, match_id, **kw)  # type: ignore[arg-type]

@@ -17,10 +17,10 @@ import pytest
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.audit.export import export_bundle
 from ledger.audit.verify import CHECKS, verify_bundle
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
 from ledger.db import create_all, make_engine, session_scope
 from ledger.devstack.anvil import AnvilNode, start_anvil
-from ledger.devstack.deploy import Deployment
-from ledger.matchledger import Rpc
 from tests.ledger.anchor_support import (
     ANCHORER_KEY,
     PLAYER0,
@@ -60,7 +60,7 @@ def anchored(
     add_results(engine, deployment, 3)
     Anchorer(
         engine,
-        Rpc(anvil.rpc_url),
+        JsonRpc(anvil.rpc_url),
         deployment.match_ledger,
         ANCHORER_KEY,
         AnchorConfig(batch_max_results=7),

@@ -7,14 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from ledger.devstack.anvil import AnvilNode, rpc_call, start_anvil
-from ledger.errors import ConfigurationError, ServiceUnavailable
+from ledger.devstack.anvil import AnvilNode, chain_answers, start_anvil
+from ledger.errors import ConfigurationError
 from tests.fixtures.chain import reverted
 
 
 def test_session_anvil_answers_with_chain_id_31337(anvil: AnvilNode) -> None:
     assert anvil.chain_id == 31337
     assert anvil.w3.eth.block_number >= 0
+    assert chain_answers(anvil.rpc_url)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    assert not chain_answers(f"http://127.0.0.1:{dead}", timeout=0.5)
 
 
 def test_snapshot_and_revert_restore_the_block_number(anvil: AnvilNode) -> None:
@@ -48,14 +53,6 @@ def test_a_taken_port_is_named_with_its_holder() -> None:
             ConfigurationError, match=f"port {port} for Anvil is already taken by pid"
         ):
             start_anvil(port)
-
-
-def test_rpc_call_to_a_dead_endpoint_is_a_service_error() -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    with pytest.raises(ServiceUnavailable, match="does not answer eth_chainId"):
-        rpc_call(f"http://127.0.0.1:{port}", "eth_chainId", timeout=0.5)
 
 
 def test_the_local_chain_keeps_historical_states_across_a_restart(tmp_path: Path) -> None:

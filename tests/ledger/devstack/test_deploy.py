@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from eth_account import Account
 
+from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.demo import DEMO_KEYS, demo_holdings
-from ledger.devstack.deploy import Deployment, ensure_deployment, stale_reason
+from ledger.devstack.deploy import ensure_deployment, stale_reason
 from ledger.protocol.tokenids import token_id
 from ledger.settings import Settings
 

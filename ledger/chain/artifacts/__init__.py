@@ -70,6 +70,11 @@ class Artifact:
         """The topic-0 (0x-hex) of event `name`."""
         return "0x" + keccak(self.signature("event", name).encode()).hex()
 
+    def error(self, name: str) -> str:
+        """`name`, checked to be a custom error of this ABI (ArtifactNotFoundError otherwise)."""
+        self._item("error", name)
+        return name
+
     @cached_property
     def errors(self) -> dict[bytes, tuple[str, list[str]]]:
         """Every custom error of the ABI (inherited ones included): selector -> (name, arg types)."""
@@ -124,15 +129,23 @@ def load_artifact(name: str) -> Artifact:
     return parse_artifact(path.read_text())
 
 
-def describe_revert(data: bytes) -> str | None:
-    """`Name(arg, ...)` for revert data carrying a custom error of any deployed contract, else None."""
+def decode_revert(data: bytes) -> tuple[str, tuple[Any, ...]] | None:
+    """The custom error (name, arguments) of revert data from any deployed contract, else None."""
     for name in CONTRACT_NAMES:
         decoded = load_artifact(name).decode_error(data)
         if decoded is not None:
-            error, args = decoded
-            shown = ", ".join("0x" + a.hex() if isinstance(a, bytes) else str(a) for a in args)
-            return f"{error}({shown})"
+            return decoded
     return None
+
+
+def describe_revert(data: bytes) -> str | None:
+    """`Name(arg, ...)` for revert data carrying a custom error of any deployed contract, else None."""
+    decoded = decode_revert(data)
+    if decoded is None:
+        return None
+    error, args = decoded
+    shown = ", ".join("0x" + a.hex() if isinstance(a, bytes) else str(a) for a in args)
+    return f"{error}({shown})"
 
 
 def artifact_json(
