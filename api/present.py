@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from api import schemas
-from ledger.models import DeckCommitment, Match, MatchResult, MatchSeat, MatchStatus
+from ledger.db.models import DeckCommitment, Match, MatchResult, MatchSeat, MatchStatus
 from ledger.services import results
 
 #: secrets and the seed are disclosed only once the match is over: during play they would let a

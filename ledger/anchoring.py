@@ -29,10 +29,10 @@ from sqlmodel import Session, col
 
 from ledger.chain.contracts import BATCH_ALREADY_ANCHORED, MatchLedger, anchor_calldata
 from ledger.chain.transport import JsonRpc
-from ledger.db import session_scope
+from ledger.db import unit_of_work
+from ledger.db.models.anchoring import Batch, BatchStatus, ResultProof, utcnow
+from ledger.db.models.results import MatchResult, OutboxEntry
 from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
-from ledger.models.anchoring import Batch, BatchStatus, ResultProof, utcnow
-from ledger.models.results import MatchResult, OutboxEntry
 from ledger.protocol import merkle
 from ledger.protocol.hexcodec import from_hex, to_hex
 from ledger.protocol.merkle import ZERO32, batch_hash
@@ -139,7 +139,7 @@ class Anchorer:
             self.advance(report)
             if not closed or time.monotonic() > deadline:
                 break
-        with session_scope(self.engine) as session:
+        with unit_of_work(self.engine) as session:
             report.pending_results = pending_count(session)
             report.unfinished_batches = int(
                 session.execute(
@@ -175,7 +175,7 @@ class Anchorer:
         # chain reads happen before the transaction: never hold the database lock across an RPC
         chain_id = self.chain_id
         start = self._chain_start() if self._resync or not self._has_batches() else None
-        with session_scope(self.engine) as session:
+        with unit_of_work(self.engine) as session:
             _lock(session)
             rows = session.execute(
                 select(
@@ -244,7 +244,7 @@ class Anchorer:
 
     def _has_batches(self) -> bool:
         if not self._seen_batches:
-            with session_scope(self.engine) as session:
+            with unit_of_work(self.engine) as session:
                 self._seen_batches = (
                     session.scalars(select(col(Batch.id)).limit(1)).first() is not None
                 )
@@ -270,7 +270,7 @@ class Anchorer:
     def advance(self, report: PassReport) -> None:
         """Move every unfinished batch forward, in id order, one transaction in flight at a time."""
         while True:
-            with session_scope(self.engine) as session:
+            with unit_of_work(self.engine) as session:
                 batch = session.scalars(
                     select(Batch)
                     .where(col(Batch.status).in_(UNFINISHED))
@@ -299,7 +299,7 @@ class Anchorer:
             raise ChainError(f"batch {batch.id} can't be anchored: {problem}")
         nonce = self.rpc.nonce(self.account.address, "pending")
         raw, tx_hash = self._sign(batch, nonce)
-        with session_scope(self.engine) as session:
+        with unit_of_work(self.engine) as session:
             claimed = session.execute(
                 update(Batch)
                 .where(col(Batch.id) == batch.id)
@@ -350,7 +350,7 @@ class Anchorer:
             time.sleep(self.config.poll_seconds)
 
     def _record_receipt(self, batch_id: int, receipt: dict[str, Any], report: PassReport) -> bool:
-        with session_scope(self.engine) as session:
+        with unit_of_work(self.engine) as session:
             batch = session.get(Batch, batch_id)
             assert batch is not None
             if int(receipt["status"], 16) != 1:
@@ -377,7 +377,7 @@ class Anchorer:
             and to_hex(event.root) == batch.root
             and to_hex(event.batch_hash) == batch.batch_hash
         ):
-            with session_scope(self.engine) as session:
+            with unit_of_work(self.engine) as session:
                 row = session.get(Batch, batch.id)
                 assert row is not None
                 row.status = BatchStatus.MINED
@@ -393,7 +393,7 @@ class Anchorer:
 
     def _supersede(self, batch_id: int, report: PassReport) -> None:
         """Drop this batch and every later unconfirmed one; their results go back to the outbox."""
-        with session_scope(self.engine) as session:
+        with unit_of_work(self.engine) as session:
             _lock(session)
             ids = list(session.scalars(select(col(Batch.id)).where(col(Batch.id) >= batch_id)))
             session.execute(
@@ -415,7 +415,7 @@ class Anchorer:
             # our nonce was used by another transaction: the recorded one can never land
             if self.ledger.batch_root(batch.id) != ZERO32:
                 return self._adopt_or_supersede(batch, report)
-            with session_scope(self.engine) as session:
+            with unit_of_work(self.engine) as session:
                 session.execute(
                     update(Batch)
                     .where(col(Batch.id) == batch.id)
@@ -438,7 +438,7 @@ class Anchorer:
         head = self.rpc.block_number()
         if head - batch.block_number + 1 < self.config.confirmations:
             return False
-        with session_scope(self.engine) as session:
+        with unit_of_work(self.engine) as session:
             done = session.execute(
                 update(Batch)
                 .where(col(Batch.id) == batch.id)
@@ -454,7 +454,7 @@ class Anchorer:
         """The block holding the anchor is no longer canonical: find the tx again or re-anchor."""
         assert batch.tx_hash is not None
         receipt = self.rpc.receipt(batch.tx_hash)
-        with session_scope(self.engine) as session:
+        with unit_of_work(self.engine) as session:
             row = session.get(Batch, batch.id)
             assert row is not None
             row.reorgs += 1
@@ -474,7 +474,7 @@ class Anchorer:
     def recheck(self, report: PassReport) -> None:
         """Re-check confirmed batches in the last K blocks against the canonical chain."""
         head = self.rpc.block_number()
-        with session_scope(self.engine) as session:
+        with unit_of_work(self.engine) as session:
             recent = list(
                 session.scalars(
                     select(Batch)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlmodel import Session, col
 
-from ledger.models.anchoring import Batch, BatchStatus, ResultProof
-from ledger.models.matches import Match, MatchSeat
-from ledger.models.results import MatchResult
+from ledger.db.models.anchoring import Batch, BatchStatus, ResultProof
+from ledger.db.models.matches import Match, MatchSeat
+from ledger.db.models.results import MatchResult
 
 
 def result_of_match(session: Session, match_id: str) -> MatchResult | None:

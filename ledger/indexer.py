@@ -19,8 +19,8 @@ from sqlmodel import Session, col
 
 from ledger.chain.contracts import ZERO_ADDRESS, CardToken
 from ledger.chain.transport import JsonRpc
-from ledger.db import session_scope
-from ledger.models.indexing import IndexerCursor, TokenBalance, TokenTransfer, utcnow
+from ledger.db import unit_of_work
+from ledger.db.models.indexing import IndexerCursor, TokenBalance, TokenTransfer, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ class Indexer:
         """Index from the cursor (minus K blocks) up to the chain head."""
         report = IndexReport()
         head = self.rpc.block_number()
-        with session_scope(self.engine) as session:
+        with unit_of_work(self.engine) as session:
             cursor = session.get(IndexerCursor, self.token)
             start = (
                 self.deployment_block
@@ -86,7 +86,7 @@ class Indexer:
             rows = self.card_token.transfers(a, b) if b >= a else []
             last = max(b, 0)
             last_hash = self.rpc.block_hash(last) or "0x" + "00" * 32
-            with session_scope(self.engine) as session:
+            with unit_of_work(self.engine) as session:
                 if k == 0:  # the rewind and the first re-read commit together
                     report.removed = self._rewind(session, start)
                 self._apply(session, rows, +1)

@@ -12,7 +12,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
-from ledger.models import (
+from ledger.db.models import (
     CardDesign,
     DeckCommitment,
     Match,
@@ -24,8 +24,8 @@ from ledger.models import (
     SigninNonce,
     Wallet,
 )
-from ledger.models import Session as SessionRow
-from ledger.models.matches import LIVE_STATUSES
+from ledger.db.models import Session as SessionRow
+from ledger.db.models.matches import LIVE_STATUSES
 
 # -- wallets, nonces, sessions -------------------------------------------------------------
 
@@ -393,7 +393,7 @@ def tokens_of_designs(db: Session, token_ids: Iterable[str]) -> Sequence[CardDes
 
 def indexer_block(db: Session, contract: str) -> int | None:
     """The last block the indexer has read for `contract`, or None if it never ran."""
-    from ledger.models.indexing import IndexerCursor
+    from ledger.db.models.indexing import IndexerCursor
 
     cursor = db.get(IndexerCursor, contract)
     return None if cursor is None else int(cursor.last_block)
@@ -401,7 +401,7 @@ def indexer_block(db: Session, contract: str) -> int | None:
 
 def indexed_holdings(db: Session, owner: str, game: str | None) -> list[tuple[CardDesign, int]]:
     """(design, balance) of every card design `owner` holds according to the indexer."""
-    from ledger.models.indexing import TokenBalance
+    from ledger.db.models.indexing import TokenBalance
 
     query = (
         select(CardDesign, TokenBalance.amount)

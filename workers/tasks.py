@@ -48,7 +48,7 @@ def index_tick() -> dict[str, Any]:
 
 def expire_tick() -> dict[str, Any]:
     """Apply the turn timeout to every live match past its deadline (the idle player loses)."""
-    from ledger.db import get_engine, session_scope
+    from ledger.db import get_engine, unit_of_work
     from ledger.services.context import Context
     from ledger.services.matches import expire_matches
     from ledger.settings import get_settings
@@ -56,7 +56,7 @@ def expire_tick() -> dict[str, Any]:
     engine = get_engine()
     ctx = Context.create(get_settings(), engine)
     try:
-        with session_scope(engine) as db:
+        with unit_of_work(engine) as db:
             expired = expire_matches(db, ctx)
     finally:
         ctx.chain.close()

@@ -12,8 +12,8 @@ from api import present, ratelimit, schemas
 from api.deps import Caller, Ctx, Token, run
 from api.metrics import ACTIONS, RESULTS
 from ledger import queries
+from ledger.db.models import MatchStatus
 from ledger.errors import NotFound
-from ledger.models import MatchStatus
 from ledger.protocol.untrusted import INT64_MAX
 from ledger.services import auth, matches, results
 

@@ -33,16 +33,16 @@ from sqlmodel import col
 from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
-from ledger.db import create_all, make_engine, session_scope
+from ledger.db import create_all, make_engine, unit_of_work
+from ledger.db.models.anchoring import Batch, BatchStatus, ResultProof
+from ledger.db.models.base import utcnow
+from ledger.db.models.matches import Match
+from ledger.db.models.results import MatchResult, OutboxEntry
+from ledger.db.models.wallets import Wallet
 from ledger.devstack.anvil import start_anvil
 from ledger.devstack.deploy import deploy_all
 from ledger.devstack.servers import RedisServer
 from ledger.errors import MetaLedgerError
-from ledger.models.anchoring import Batch, BatchStatus, ResultProof
-from ledger.models.base import utcnow
-from ledger.models.matches import Match
-from ledger.models.results import MatchResult, OutboxEntry
-from ledger.models.wallets import Wallet
 from ledger.protocol import eip712
 from ledger.protocol.signatures import sign_digest
 from ledger.settings import ANVIL_DEV_KEYS, child_environment
@@ -186,7 +186,7 @@ def _gas_per_result(
             AnchorConfig(batch_max_results=size),
         )
         report = anchorer.run_until_idle(force=True)
-        with session_scope(engine) as s:
+        with unit_of_work(engine) as s:
             batch = s.get(Batch, report.confirmed[-1])
             assert batch is not None and batch.gas_used is not None and batch.count == size
             out[str(size)] = round(batch.gas_used / size, 1)
@@ -201,7 +201,7 @@ def _rss_mb(pid: int) -> float:
 
 
 def _done(engine: Engine, n: int) -> bool:
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         proofs = s.execute(select(func.count()).select_from(ResultProof)).scalar_one()
         open_ = s.execute(
             select(func.count())
@@ -285,7 +285,7 @@ def run(results: int = 100_000, **_: Any) -> dict[str, Any]:
                     time.sleep(0.05)
                 elapsed = time.perf_counter() - t0
                 rss = _rss_mb(worker.pid)
-                with session_scope(engine) as s:
+                with unit_of_work(engine) as s:
                     batches = s.execute(select(func.count()).select_from(Batch)).scalar_one()
             finally:
                 if worker.poll() is None:

@@ -64,10 +64,10 @@ class _Stack:
         from eth_account import Account
 
         from engine import get_game
+        from ledger.db.migrations import upgrade
         from ledger.devstack.anvil import start_anvil
         from ledger.devstack.deploy import deploy_from_settings, seed_demo
         from ledger.devstack.ports import free_port
-        from ledger.migrations import upgrade
         from ledger.protocol.tokenids import token_id
         from ledger.settings import ANVIL_DEV_KEYS, child_environment
 

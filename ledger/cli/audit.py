@@ -23,13 +23,13 @@ def export(
     """Export the self-contained bundle of an anchored match (reads the operator's database and
     deployment file, in the local stack's data directory by default)."""
     from ledger.audit.export import export_from_settings
-    from ledger.db import get_engine, session_scope
+    from ledger.db import get_engine, unit_of_work
     from ledger.devstack.stackinfo import require_local_state
     from ledger.settings import get_settings
 
     use_data_dir(data_dir)
     require_local_state(get_settings())
-    with session_scope(get_engine(), write=False) as session:
+    with unit_of_work(get_engine(), write=False) as session:
         bundle = export_from_settings(session, match_id)
     text = json.dumps(bundle, indent=2, sort_keys=True) + "\n"
     if str(output) == "-":

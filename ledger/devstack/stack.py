@@ -138,9 +138,9 @@ class LocalStack:
 
     def migrate(self) -> None:
         """Bring the database schema up to date."""
-        from ledger.db import upgrade_database
+        from ledger.db.migrations import upgrade
 
-        upgrade_database(self.settings.resolved_database_url)
+        upgrade(self.settings.resolved_database_url)
         self.say(f"database: {self.settings.resolved_database_url}")
 
     def start_broker(self) -> None:
@@ -183,7 +183,7 @@ class LocalStack:
 
     def start_worker(self) -> None:
         """Start a supervised Celery worker; ready once it records its first heartbeat."""
-        from ledger.db import get_engine, session_scope
+        from ledger.db import get_engine, unit_of_work
         from ledger.health.heartbeat import heartbeat_pid
 
         engine = get_engine(self.settings.resolved_database_url)
@@ -192,7 +192,7 @@ class LocalStack:
             child = self._python_child("worker").start()
 
             def beating() -> bool:
-                with session_scope(engine, write=False) as db:
+                with unit_of_work(engine, write=False) as db:
                     return heartbeat_pid(db, child.pid)
 
             child.wait_until(

@@ -13,10 +13,10 @@ from datetime import UTC, timedelta
 from sqlalchemy import Engine, delete, func, select, update
 from sqlmodel import Session, col
 
-from ledger.db import session_scope
+from ledger.db import unit_of_work
+from ledger.db.models.base import utcnow
+from ledger.db.models.workers import WorkerHeartbeat
 from ledger.errors import MetaLedgerError
-from ledger.models.base import utcnow
-from ledger.models.workers import WorkerHeartbeat
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ class HeartbeatThread(threading.Thread):
 
     def beat(self) -> None:
         """Record one heartbeat now."""
-        with session_scope(self.engine) as db:
+        with unit_of_work(self.engine) as db:
             record_heartbeat(db, self.worker, os.getpid())
 
     def run(self) -> None:
@@ -103,7 +103,7 @@ class HeartbeatThread(threading.Thread):
         if self.is_alive():
             self.join(timeout=self.interval + 5)
         try:
-            with session_scope(self.engine) as db:
+            with unit_of_work(self.engine) as db:
                 forget_heartbeat(db, self.worker)
         except Exception:
             log.warning("worker heartbeat row of %s not removed", self.worker)

@@ -14,11 +14,11 @@ from sqlalchemy import Engine, func, select
 from sqlmodel import Session, col
 
 from ledger.chain.transport import JsonRpc
+from ledger.db.models.anchoring import Batch, BatchStatus
+from ledger.db.models.base import utcnow
+from ledger.db.models.results import OutboxEntry
 from ledger.errors import MetaLedgerError
 from ledger.health.heartbeat import LiveWorkers, live_workers
-from ledger.models.anchoring import Batch, BatchStatus
-from ledger.models.base import utcnow
-from ledger.models.results import OutboxEntry
 from ledger.settings import Settings
 
 #: a worker whose newest heartbeat is older than this many heartbeat periods is down

@@ -10,9 +10,9 @@ from datetime import datetime, timedelta
 from sqlmodel import Session
 
 from ledger import queries
+from ledger.db.models import Session as SessionRow
+from ledger.db.models import utcnow
 from ledger.errors import Unauthorized
-from ledger.models import Session as SessionRow
-from ledger.models import utcnow
 from ledger.protocol import siwe
 from ledger.services.context import Context
 

@@ -11,8 +11,8 @@ from sqlmodel import Session
 
 from engine import EngineError, Game, game_names, get_game
 from ledger import queries
+from ledger.db.models import CardDesign
 from ledger.errors import InvalidInput, NotFound
-from ledger.models import CardDesign
 from ledger.protocol.tokenids import token_id, token_id_hex
 from ledger.services.context import Context
 

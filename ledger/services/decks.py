@@ -13,8 +13,8 @@ from sqlmodel import Session
 from engine import Game
 from ledger import queries
 from ledger.chain.transport import BlockRef
+from ledger.db.models import DeckCommitment, utcnow
 from ledger.errors import Forbidden, InvalidInput, NotFound
-from ledger.models import DeckCommitment, utcnow
 from ledger.protocol.decks import canonical_cards, deck_hash
 from ledger.protocol.hexcodec import uint256_hex
 from ledger.services.catalogue import load_game, token_ids

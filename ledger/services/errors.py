@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from ledger.errors import Conflict, MetaLedgerError, RuleViolation
-
-
-class CommitFirst(MetaLedgerError):
-    """Marker: the request commits its transaction before rendering this error (the error
-    reports a state change that must persist, e.g. a match cancelled or lost on time)."""
+from ledger.errors import Conflict, RuleViolation
 
 
 class NotOwned(Conflict):
@@ -24,7 +19,7 @@ class CopiesCommitted(Conflict):
     title = "Copies already committed to another live match"
 
 
-class OwnershipChanged(CommitFirst, Conflict):
+class OwnershipChanged(Conflict):
     """Cards transferred away between the deck commitment and the match start."""
 
     slug = "ownership-changed"
@@ -59,7 +54,7 @@ class OutOfTurn(Conflict):
     title = "Not your turn"
 
 
-class MatchNotActive(CommitFirst, Conflict):
+class MatchNotActive(Conflict):
     """An operation the match's current status does not allow (possibly just ended by timeout)."""
 
     slug = "match-not-active"

@@ -37,9 +37,9 @@ from engine import (
     make_bot,
 )
 from ledger import queries
-from ledger.db import after_commit
+from ledger.db import after_commit, keep_on_refusal
+from ledger.db.models import DeckCommitment, Match, MatchSeat, MatchStatus, utcnow
 from ledger.errors import Conflict, Forbidden, InvalidInput, NotFound
-from ledger.models import DeckCommitment, Match, MatchSeat, MatchStatus, utcnow
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import commit_of, derive_seed
@@ -122,22 +122,27 @@ def load_state(db: Session, ctx: Context, match: Match, *, take: bool) -> GameSt
 def enforce_timeout(
     db: Session, ctx: Context, match: Match, seats: list[MatchSeat], now: datetime | None = None
 ) -> bool:
-    """Apply the turn timeout if the deadline has passed; True if the match changed."""
+    """Apply the turn timeout if the deadline has passed; True if the match changed. The change
+    is kept even if the request then refuses what it was asked (the match is over)."""
     now = now or utcnow()
     if match.turn_deadline is None or match.turn_deadline > now:
         return False
     if match.status == MatchStatus.SEEDING:
-        return _cancel(db, match, MatchStatus.SEEDING, "seed-timeout")
-    if (
+        changed = _cancel(db, match, MatchStatus.SEEDING, "seed-timeout")
+    elif (
         match.status != MatchStatus.ACTIVE
         or match.current_player is None
         or match.current_player == match.bot_seat
     ):
         return False
-    state = load_state(db, ctx, match, take=False)
-    idle = match.current_player
-    _finish(db, ctx, match, seats, state, winner_seat=1 - idle, reason="timeout")
-    return True
+    else:
+        state = load_state(db, ctx, match, take=False)
+        idle = match.current_player
+        _finish(db, ctx, match, seats, state, winner_seat=1 - idle, reason="timeout")
+        changed = True
+    if changed:
+        keep_on_refusal(db)
+    return changed
 
 
 def expire_matches(db: Session, ctx: Context, limit: int = 100) -> int:
@@ -372,6 +377,7 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
             problems.append({"seat": s.seat, "address": s.address, **entry})
     if problems:
         _cancel(db, match, MatchStatus.SEEDING, "ownership-changed")
+        keep_on_refusal(db)  # the cancellation stands
         raise OwnershipChanged(
             f"the match cannot start: at the pinned block {pin.number} {len(problems)} card(s) of the decks are no "
             "longer held (transferred after the deck commitment); the match is cancelled",
@@ -387,6 +393,7 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
     except EngineError as exc:
         # never leave the match seeding (holding both decks' copies): cancel it, and say so
         _cancel(db, match, MatchStatus.SEEDING, "engine-refused")
+        keep_on_refusal(db)  # the cancellation stands
         raise MatchNotActive(
             f"the engine refused to start the match ({exc}); the match is cancelled",
             match_id=match.id,

@@ -17,8 +17,8 @@ from engine import (
     outcome_of,
 )
 from ledger import queries
+from ledger.db.models import Match, MatchResult, MatchSeat, utcnow
 from ledger.errors import Conflict, NotFound
-from ledger.models import Match, MatchResult, MatchSeat, utcnow
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import seed_commitments

@@ -18,10 +18,10 @@ from api.server import uvicorn_config
 from ledger.chain.client import ChainClient
 from ledger.chain.deployment import Deployment, load_addresses
 from ledger.db import dispose_engine
+from ledger.db.migrations import upgrade
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.deploy import seed_demo
 from ledger.devstack.ports import free_port
-from ledger.migrations import upgrade
 from ledger.protocol.tokenids import token_id
 from ledger.settings import ANVIL_DEV_KEYS, Settings
 from tests.api.helpers import Player, register_deck, sign_in

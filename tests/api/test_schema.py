@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, settings
 from api.app import create_app
 from ledger.chain.deployment import Deployment
 from ledger.db import dispose_engine
+from ledger.db.migrations import upgrade
 from ledger.devstack.anvil import AnvilNode
-from ledger.migrations import upgrade
 from tests.api.conftest import PLAYER_KEYS, LiveServer, make_settings, own_starter_deck
 from tests.api.helpers import sign_in
 

@@ -13,12 +13,12 @@ from eth_account import Account
 from sqlalchemy import Engine, insert, select
 
 from ledger.chain.deployment import Deployment
+from ledger.db.models.base import utcnow
+from ledger.db.models.matches import Match, MatchSeat
+from ledger.db.models.results import MatchResult, OutboxEntry
+from ledger.db.models.wallets import Wallet
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.deploy import deploy_all
-from ledger.models.base import utcnow
-from ledger.models.matches import Match, MatchSeat
-from ledger.models.results import MatchResult, OutboxEntry
-from ledger.models.wallets import Wallet
 from ledger.protocol import eip712
 from ledger.protocol.signatures import sign_digest
 from ledger.settings import ANVIL_DEV_KEYS

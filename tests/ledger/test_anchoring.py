@@ -16,12 +16,12 @@ from ledger.anchoring import AnchorConfig, Anchorer
 from ledger.chain.contracts import MatchLedger
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
-from ledger.db import create_all, make_engine, session_scope
+from ledger.db import create_all, make_engine, unit_of_work
+from ledger.db.models.anchoring import Batch, BatchStatus, ResultProof
+from ledger.db.models.base import utcnow
+from ledger.db.models.results import MatchResult, OutboxEntry
 from ledger.devstack.anvil import AnvilNode, start_anvil
 from ledger.errors import ServiceUnavailable
-from ledger.models.anchoring import Batch, BatchStatus, ResultProof
-from ledger.models.base import utcnow
-from ledger.models.results import MatchResult, OutboxEntry
 from ledger.protocol import merkle
 from ledger.protocol.hexcodec import from_hex
 from tests.ledger.anchor_support import ANCHORER_KEY, add_results, deploy
@@ -56,7 +56,7 @@ def assert_all_anchored_once(
     events = ledger.anchored_batches(deployment.deployment_block)
     assert sum(e.count for e in events) == n
     assert [e.batch_id for e in events] == list(range(1, len(events) + 1))
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         assert (
             s.execute(
                 select(func.count()).select_from(OutboxEntry).where(OutboxEntry.batch_id.is_(None))
@@ -89,7 +89,7 @@ def test_every_result_is_anchored_once_with_a_verifying_proof(
     report = make_anchorer(engine, evm_snapshot, deployment).run_until_idle(force=True)
     assert report.closed == [1, 2, 3] and report.confirmed == [1, 2, 3]
     assert_all_anchored_once(engine, evm_snapshot, deployment, 10)
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         counts = [b.count for b in s.scalars(select(Batch).order_by(Batch.id))]  # type: ignore[arg-type]
     assert counts == [4, 4, 2]
 
@@ -123,7 +123,7 @@ def test_a_crash_after_recording_the_transaction_resends_the_same_bytes(
     monkeypatch.setattr(anchorer.rpc, "send_raw", broker_dies)
     with pytest.raises(ServiceUnavailable):
         anchorer.run_once(force=True)
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         batch = s.get(Batch, 1)
         assert batch is not None and batch.status == BatchStatus.SIGNED and batch.raw_tx
         recorded = (batch.nonce, batch.raw_tx, batch.tx_hash)
@@ -135,7 +135,7 @@ def test_a_crash_after_recording_the_transaction_resends_the_same_bytes(
     restarted = make_anchorer(engine, evm_snapshot, deployment)
     report = restarted.run_until_idle()
     assert report.rebroadcast == [1] and report.signed == []
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         batch = s.get(Batch, 1)
         assert batch is not None and (batch.nonce, batch.raw_tx, batch.tx_hash) == recorded
         assert batch.attempts == 1
@@ -149,7 +149,7 @@ def test_batch_already_anchored_is_recognised_not_anchored_twice(
     anchorer = make_anchorer(engine, evm_snapshot, deployment)
     anchorer.run_until_idle()
     # the database lost the fact that batch 1 was sent (e.g. restored from an older backup)
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         s.execute(
             update(Batch).values(
                 status=BatchStatus.CLOSED,
@@ -191,7 +191,7 @@ def test_a_replaced_nonce_gets_a_new_transaction_and_one_anchor(
     w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(tx.raw_transaction))
     report = make_anchorer(engine, evm_snapshot, deployment).run_until_idle()
     assert report.signed == [1]
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         batch = s.get(Batch, 1)
         assert batch is not None and batch.attempts == 2
     assert_all_anchored_once(engine, evm_snapshot, deployment, 2)
@@ -219,7 +219,7 @@ def test_a_reorged_out_anchor_is_re_anchored_and_proofs_stay_valid(
     anchorer = make_anchorer(engine, anvil, deployment)
     before = anvil.snapshot()
     anchorer.run_until_idle(force=True)
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         old = {b.id: b.block_hash for b in s.scalars(select(Batch))}
     anvil.mine(1)
     if how == "anvil_reorg":
@@ -231,7 +231,7 @@ def test_a_reorged_out_anchor_is_re_anchored_and_proofs_stay_valid(
     report = anchorer.run_until_idle()
     assert sorted(report.reorged) == [1, 2]
     assert_all_anchored_once(engine, anvil, deployment, 6)
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         new = {b.id: (b.block_hash, b.reorgs, b.attempts) for b in s.scalars(select(Batch))}
     assert all(new[i][0] != old[i] and new[i][1] == 1 for i in (1, 2))
     assert all(attempts == 1 for _h, _r, attempts in new.values())  # the same signed bytes re-sent
@@ -253,7 +253,7 @@ def test_a_batch_id_taken_by_another_root_is_re_batched(
     report = anchorer.run_until_idle()
     assert report.superseded == [1] and report.closed == [2] and report.confirmed == [2]
     ledger = MatchLedger(JsonRpc(evm_snapshot.rpc_url), deployment.match_ledger)
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         proofs = {p.result_id: p for p in s.scalars(select(ResultProof))}
         batch = s.get(Batch, 2)
         assert batch is not None and s.get(Batch, 1) is None

@@ -10,11 +10,11 @@ from sqlalchemy import Engine, func, select
 
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
-from ledger.db import create_all, make_engine, session_scope
+from ledger.db import create_all, make_engine, unit_of_work
+from ledger.db.models.indexing import IndexerCursor, TokenBalance, TokenTransfer
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.deploy import contract, seed_demo
 from ledger.indexer import Indexer
-from ledger.models.indexing import IndexerCursor, TokenBalance, TokenTransfer
 from ledger.protocol.hexcodec import uint256_hex
 from ledger.protocol.tokenids import token_id
 from ledger.settings import ANVIL_DEV_KEYS
@@ -69,7 +69,7 @@ def assert_balances_match_chain(engine: Engine, anvil: AnvilNode, deployment: De
     ids = CARDS * 2
     token = contract(anvil.w3, deployment, "CardToken")  # web3's own encoder: an independent read
     onchain = token.functions.balanceOfBatch(owners, ids).call()
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         indexed = {(b.owner, b.token_id): b.amount for b in s.scalars(select(TokenBalance))}
     expected = {(o, uint256_hex(i)): v for o, i, v in zip(owners, ids, onchain, strict=True) if v}
     assert indexed == expected
@@ -102,7 +102,7 @@ def test_indexes_mints_and_transfers_into_balances(
         report.added == 2 + 1 + 1 + 2
     )  # two batch mints (2 + 1 items), one single, one batch of 2
     assert_balances_match_chain(engine, anvil, deployment)
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         assert s.execute(select(func.count()).select_from(TokenTransfer)).scalar_one() == 6
 
 
@@ -127,7 +127,7 @@ def test_survives_a_reorg_and_resumes_after_a_restart(
     again = restarted.run_once()  # idempotent: re-reading the last K blocks changes nothing
     assert again.added == again.removed
     assert_balances_match_chain(engine, anvil, deployment)
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         cursor = s.get(IndexerCursor, deployment.card_token)
         assert cursor is not None and cursor.last_block == anvil.w3.eth.block_number
 

@@ -15,8 +15,8 @@ from ledger.audit.verify import CHECKS, verify_bundle
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
 from ledger.db import dispose_engine, make_engine
+from ledger.db.migrations import upgrade
 from ledger.devstack.anvil import AnvilNode
-from ledger.migrations import upgrade
 from tests.api.conftest import PLAYER_KEYS, LiveServer, make_settings, mint
 from tests.api.helpers import commit_and_reveal, play_bot_match, play_out, register_deck, sign_in
 from tests.ledger.anchor_support import ANCHORER_KEY

@@ -12,7 +12,7 @@ from ledger.audit.export import export_bundle
 from ledger.audit.verify import verify_bundle
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
-from ledger.db import create_all, make_engine, session_scope
+from ledger.db import create_all, make_engine, unit_of_work
 from ledger.devstack.anvil import AnvilNode
 from ledger.errors import Conflict, NotFound
 from ledger.protocol.bundle import BUNDLE_FORMAT
@@ -35,10 +35,10 @@ def test_bundle_only_once_confirmed_and_then_self_contained(
 ) -> None:
     match_id = store_played_match(engine, evm_snapshot, deployment)
     kw = {"card_token": deployment.card_token, "deployment_block": deployment.deployment_block}
-    with session_scope(engine) as s, pytest.raises(NotFound):
+    with unit_of_work(engine) as s, pytest.raises(NotFound):
         export_bundle(s, "0x" + "ab" * 32, **kw)  # type: ignore[arg-type]
     with (
-        session_scope(engine) as s,
+        unit_of_work(engine) as s,
         pytest.raises(Conflict, match="not anchored and confirmed yet") as info,
     ):
         export_bundle(s, match_id, **kw)  # type: ignore[arg-type]
@@ -47,7 +47,7 @@ def test_bundle_only_once_confirmed_and_then_self_contained(
     Anchorer(
         engine, JsonRpc(evm_snapshot.rpc_url), deployment.match_ledger, ANCHORER_KEY, AnchorConfig()
     ).run_until_idle(force=True)
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         bundle = export_bundle(s, match_id, **kw)  # type: ignore[arg-type]
     assert bundle["format"] == BUNDLE_FORMAT
     assert set(bundle) == {

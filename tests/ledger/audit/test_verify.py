@@ -19,7 +19,7 @@ from ledger.audit.export import export_bundle
 from ledger.audit.verify import CHECKS, verify_bundle
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
-from ledger.db import create_all, make_engine, session_scope
+from ledger.db import create_all, make_engine, unit_of_work
 from ledger.devstack.anvil import AnvilNode, start_anvil
 from tests.ledger.anchor_support import (
     ANCHORER_KEY,
@@ -65,7 +65,7 @@ def anchored(
         ANCHORER_KEY,
         AnchorConfig(batch_max_results=7),
     ).run_until_idle(force=True)
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         bundles = [
             export_bundle(
                 s, m, card_token=deployment.card_token, deployment_block=deployment.deployment_block

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import JSON, Column, Text
 from sqlmodel import Field, SQLModel
 
-from ledger.models.base import utcnow
+from ledger.db.models.base import utcnow
 
 
 class MatchStatus(StrEnum):

@@ -1,4 +1,4 @@
-"""The Alembic migrations build exactly the schema of ledger.models, on SQLite and PostgreSQL."""
+"""The Alembic migrations build exactly the schema of ledger.db.models, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 from sqlmodel import SQLModel
 
-import ledger.models  # noqa: F401
+import ledger.db.models  # noqa: F401
 from ledger.db import make_engine
-from ledger.migrations import alembic_config, current, upgrade
+from ledger.db.migrations import alembic_config, current, upgrade
 
 
 def test_one_linear_history() -> None:

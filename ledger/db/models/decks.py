@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Column
 from sqlmodel import Field, SQLModel
 
-from ledger.models.base import utcnow
+from ledger.db.models.base import utcnow
 
 
 class DeckCommitment(SQLModel, table=True):

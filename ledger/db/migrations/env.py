@@ -1,11 +1,11 @@
-"""Alembic environment: the target metadata is every table of ledger.models."""
+"""Alembic environment: the target metadata is every table of ledger.db.models."""
 
 from __future__ import annotations
 
 from alembic import context
 from sqlmodel import SQLModel
 
-import ledger.models  # noqa: F401  (registers every table)
+import ledger.db.models  # noqa: F401  (registers every table)
 from ledger.db import make_engine
 
 config = context.config

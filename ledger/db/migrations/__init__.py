@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from alembic.config import Config
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 HERE = Path(__file__).resolve().parent
 
@@ -52,3 +56,42 @@ def current(url: str | None = None) -> str | None:
             return MigrationContext.configure(conn).get_current_revision()
     finally:
         engine.dispose()
+
+
+def head_revision() -> str:
+    """The latest revision of this package's migration history."""
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+    assert head is not None, "the migration history is empty"
+    return head
+
+
+def revision_of(engine: Engine) -> str | None:
+    """The revision the database behind `engine` is at (None if never migrated);
+    ServiceUnavailable if it does not answer."""
+    from alembic.runtime.migration import MigrationContext
+    from sqlalchemy.exc import OperationalError
+
+    from ledger.errors import ServiceUnavailable
+
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    except OperationalError as exc:
+        shown = engine.url.render_as_string(hide_password=True)
+        raise ServiceUnavailable(f"the database at {shown} does not answer: {exc.orig}") from exc
+
+
+def require_latest(engine: Engine) -> None:
+    """ConfigurationError saying how to fix it unless the database is at the latest revision."""
+    from ledger.errors import ConfigurationError
+
+    found, latest = revision_of(engine), head_revision()
+    if found != latest:
+        shown = engine.url.render_as_string(hide_password=True)
+        where = "has never been migrated" if found is None else f"is at revision {found}"
+        raise ConfigurationError(
+            f"the database at {shown} {where}, not at the latest revision {latest}; "
+            "run `metaledger db upgrade`"
+        )

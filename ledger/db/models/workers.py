@@ -6,7 +6,7 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from ledger.models.base import utcnow
+from ledger.db.models.base import utcnow
 
 
 class WorkerHeartbeat(SQLModel, table=True):

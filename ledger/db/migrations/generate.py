@@ -1,5 +1,5 @@
-"""Regenerate the single initial revision from ledger.models (development helper):
-`python -m ledger.migrations.generate`. Only while nothing has been released."""
+"""Regenerate the single initial revision from ledger.db.models (development helper):
+`python -m ledger.db.migrations.generate`. Only while nothing has been released."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from alembic import command
 
-from ledger.migrations import HERE, alembic_config
+from ledger.db.migrations import HERE, alembic_config
 
 
 def main() -> None:

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 import importlib
 
-from ledger.models.base import utcnow
-from ledger.models.cards import CardDesign
-from ledger.models.decks import DeckCommitment
-from ledger.models.matches import Match, MatchAction, MatchSeat, MatchStatus
-from ledger.models.ratelimits import RateLimitWindow
-from ledger.models.results import MatchResult, OutboxEntry
-from ledger.models.wallets import Session, SigninNonce, Wallet
+from ledger.db.models.base import utcnow
+from ledger.db.models.cards import CardDesign
+from ledger.db.models.decks import DeckCommitment
+from ledger.db.models.matches import Match, MatchAction, MatchSeat, MatchStatus
+from ledger.db.models.ratelimits import RateLimitWindow
+from ledger.db.models.results import MatchResult, OutboxEntry
+from ledger.db.models.wallets import Session, SigninNonce, Wallet
 
 # The workers' tables (anchoring, indexing, heartbeats) live beside these and are owned by that work.
 for _name in ("anchoring", "indexing", "workers"):
     try:
-        importlib.import_module(f"ledger.models.{_name}")
+        importlib.import_module(f"ledger.db.models.{_name}")
     except ModuleNotFoundError as _exc:  # pragma: no cover - only before that work lands
-        if _exc.name != f"ledger.models.{_name}":
+        if _exc.name != f"ledger.db.models.{_name}":
             raise
 
 __all__ = [

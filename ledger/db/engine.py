@@ -1,19 +1,15 @@
-"""Database engines and sessions for any SQLAlchemy URL (SQLite by default, PostgreSQL via psycopg 3)."""
+"""Database engines for any SQLAlchemy URL (SQLite by default, PostgreSQL via psycopg 3): one
+per URL and process, with the project's SQLite pragmas and write-lock-at-BEGIN."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import NullPool
-from sqlmodel import Session, SQLModel
-
-from ledger.errors import ServiceUnavailable
+from sqlmodel import SQLModel
 
 _ENGINES: dict[str, Engine] = {}
 _LOCK = threading.Lock()
@@ -84,65 +80,7 @@ def dispose_engine(url: str) -> None:
 
 
 def create_all(engine: Engine) -> None:
-    """Create every table of ledger.models (tests and first start; production uses migrations)."""
-    import ledger.models  # noqa: F401  (registers the tables)
+    """Create every table of ledger.db.models (tests and first start; production uses migrations)."""
+    import ledger.db.models  # noqa: F401  (registers the tables)
 
     SQLModel.metadata.create_all(engine)
-
-
-@contextmanager
-def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
-    """A session that commits on success and rolls back on error (`write`: takes SQLite's
-    write lock at BEGIN; read-only work should pass write=False)."""
-    bind = engine.execution_options(metaledger_write=True) if write else engine
-    session = Session(bind, expire_on_commit=False)
-    try:
-        yield session
-        session.commit()
-    except OperationalError as exc:
-        session.rollback()
-        raise ServiceUnavailable(f"database error: {exc.orig}") from exc
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
-
-
-def ping(engine: Engine) -> bool:
-    """Whether the database answers a trivial query."""
-    from sqlalchemy import text
-
-    try:
-        with engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-        return True
-    except Exception:
-        return False
-
-
-def after_commit(session: Session, fn: Callable[[], None]) -> None:
-    """Run `fn` once `session`'s current transaction has committed (dropped on rollback)."""
-    session.info.setdefault("metaledger_after_commit", []).append(fn)
-
-
-def _run_after_commit(session: Any) -> None:
-    hooks = session.info.pop("metaledger_after_commit", None)
-    if hooks:
-        for fn in hooks:
-            fn()
-
-
-def _drop_after_commit(session: Any, *_: Any) -> None:
-    session.info.pop("metaledger_after_commit", None)
-
-
-event.listen(Session, "after_commit", _run_after_commit)
-event.listen(Session, "after_soft_rollback", _drop_after_commit)
-
-
-def upgrade_database(url: str | None = None, revision: str = "head") -> None:
-    """Bring the database at `url` (default: settings) up to `revision` with Alembic."""
-    from ledger.migrations import upgrade
-
-    upgrade(url, revision)
