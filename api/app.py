@@ -13,13 +13,13 @@ from api import docs, problems
 from api.limits import InputLimitsMiddleware
 from api.metrics import MetricsMiddleware
 from api.routes import audit, auth, catalogue, decks, matches, system
+from ledger.catalogue.service import sync_card_designs
 from ledger.chain.client import ChainClient
 from ledger.db import get_engine, run_unit
 from ledger.db.migrations import require_latest
 from ledger.errors import Conflict
 from ledger.protocol.untrusted import restore_recursion_limit
-from ledger.services.catalogue import sync_card_designs
-from ledger.services.context import Context
+from ledger.runtime.context import Context
 from ledger.settings import Settings, get_settings
 
 DESCRIPTION = """Players prove deck ownership at a pinned block, play matches on the shared rules

@@ -10,10 +10,10 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
 
+from ledger.auth import service as auth
 from ledger.db import run_unit
 from ledger.errors import Unauthorized
-from ledger.services import auth
-from ledger.services.context import Context
+from ledger.runtime.context import Context
 
 T = TypeVar("T")
 

@@ -9,7 +9,7 @@ from fastapi.security import HTTPAuthorizationCredentials
 
 from api import ratelimit, schemas
 from api.deps import Caller, Ctx, bearer, run
-from ledger.services import auth
+from ledger.auth import service as auth
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 

@@ -7,10 +7,12 @@ from typing import Any
 
 from sqlmodel import Session
 
-from ledger import anchoring_queries as q
+from ledger.anchoring import repository as anchoring
 from ledger.errors import Conflict, NotFound
+from ledger.matches import repository as matches
 from ledger.protocol import eip712
 from ledger.protocol.bundle import BUNDLE_FORMAT
+from ledger.results import repository as results
 
 
 def export_bundle(
@@ -20,15 +22,16 @@ def export_bundle(
 
     NotFound if there is no such match or result; Conflict while the result is not yet anchored.
     """
-    result = q.result_of_match(session, match_id)
-    match, seats = q.match_and_seats(session, match_id)
+    match = matches.get_match(session, match_id)
     if match is None:
         raise NotFound(f"no match {match_id!r}")
+    seats = matches.seats(session, match_id)
+    result = results.result_of(session, match_id)
     if result is None or result.id is None:
         raise NotFound(f"match {match_id} has no result yet", reason="no-result-yet")
-    found = q.confirmed_proof(session, result.id)
+    found = anchoring.confirmed_proof(session, result.id)
     if found is None:
-        status = q.proof_status(session, result.id) or "pending"
+        status = anchoring.proof_status(session, result.id) or "pending"
         raise Conflict(
             f"the result of match {match_id} is not anchored and confirmed yet (batch status: {status})",
             reason="not-anchored-yet",

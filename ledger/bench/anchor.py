@@ -30,7 +30,7 @@ from eth_account import Account
 from sqlalchemy import Engine, func, insert, select
 from sqlmodel import col
 
-from ledger.anchoring import AnchorConfig, Anchorer
+from ledger.anchoring.service import AnchorConfig, Anchorer
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
 from ledger.db import create_all, make_engine, unit_of_work

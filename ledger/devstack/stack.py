@@ -184,7 +184,7 @@ class LocalStack:
     def start_worker(self) -> None:
         """Start a supervised Celery worker; ready once it records its first heartbeat."""
         from ledger.db import get_engine, unit_of_work
-        from ledger.health.heartbeat import heartbeat_pid
+        from ledger.health.repository import heartbeat_pid
 
         engine = get_engine(self.settings.resolved_database_url)
 

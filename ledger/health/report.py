@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import socket
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-from sqlalchemy import Engine, func, select
-from sqlmodel import Session, col
+from sqlalchemy import Engine
+from sqlmodel import Session
 
+from ledger.anchoring.repository import backlog
 from ledger.chain.transport import JsonRpc
-from ledger.db.models.anchoring import Batch, BatchStatus
 from ledger.db.models.base import utcnow
-from ledger.db.models.results import OutboxEntry
 from ledger.errors import MetaLedgerError
-from ledger.health.heartbeat import LiveWorkers, live_workers
+from ledger.health.repository import LiveWorkers, live_workers
 from ledger.settings import Settings
 
 #: a worker whose newest heartbeat is older than this many heartbeat periods is down
@@ -70,25 +68,9 @@ class HealthReport:
         }
 
 
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def anchoring_backlog(db: Session) -> Backlog:
-    """Results not yet in a confirmed batch (in the outbox, or in a batch still on its way)."""
-    unbatched = select(func.count(), func.min(OutboxEntry.created_at)).where(
-        col(OutboxEntry.batch_id).is_(None)
-    )
-    in_flight = (
-        select(func.count(), func.min(OutboxEntry.created_at))
-        .join(Batch, col(Batch.id) == col(OutboxEntry.batch_id))
-        .where(col(Batch.status).in_([BatchStatus.CLOSED, BatchStatus.SIGNED, BatchStatus.MINED]))
-    )
-    count, oldest = 0, None
-    for n, first in (db.execute(unbatched).one(), db.execute(in_flight).one()):
-        count += int(n)
-        if first is not None:
-            oldest = _aware(first) if oldest is None else min(oldest, _aware(first))
+    """Results not yet in a confirmed batch, and how long the oldest has waited."""
+    count, oldest = backlog(db)
     age = None if oldest is None else max(0.0, (utcnow() - oldest).total_seconds())
     return Backlog(count, age)
 

@@ -120,7 +120,7 @@ def test_collection_comes_from_the_indexer_once_it_ran(
 ) -> None:
     from ledger.chain.transport import JsonRpc
     from ledger.db import get_engine
-    from ledger.indexer import Indexer
+    from ledger.indexing.service import Indexer
 
     player = sign_in(client, PLAYER_KEYS[0])
     assert client.get(f"/wallets/{player.address}/cards?source=indexer").status_code == 404

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from engine import get_game
-from ledger.anchoring import AnchorConfig, Anchorer
+from ledger.anchoring.service import AnchorConfig, Anchorer
 from ledger.audit.verify import CHECKS, verify_bundle
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc

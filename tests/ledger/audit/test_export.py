@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine
 
-from ledger.anchoring import AnchorConfig, Anchorer
+from ledger.anchoring.service import AnchorConfig, Anchorer
 from ledger.audit.export import export_bundle
 from ledger.audit.verify import verify_bundle
 from ledger.chain.deployment import Deployment

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from ledger.anchoring import AnchorConfig, Anchorer
+from ledger.anchoring.service import AnchorConfig, Anchorer
 from ledger.audit.export import export_bundle
 from ledger.audit.verify import CHECKS, verify_bundle
 from ledger.chain.deployment import Deployment

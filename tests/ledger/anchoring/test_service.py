@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, func, select, update
 
-from ledger.anchoring import AnchorConfig, Anchorer
+from ledger.anchoring.service import AnchorConfig, Anchorer
 from ledger.chain.contracts import MatchLedger
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc

@@ -20,18 +20,18 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 from typing import Any
 
 from eth_account import Account
-from sqlalchemy import Engine, delete, func, insert, select, text, update
-from sqlmodel import Session, col
+from sqlalchemy import Engine
+from sqlmodel import Session
 
+from ledger.anchoring import repository as repo
 from ledger.chain.contracts import BATCH_ALREADY_ANCHORED, MatchLedger, anchor_calldata
 from ledger.chain.transport import JsonRpc
 from ledger.db import unit_of_work
-from ledger.db.models.anchoring import Batch, BatchStatus, ResultProof, utcnow
-from ledger.db.models.results import MatchResult, OutboxEntry
+from ledger.db.models.anchoring import Batch, BatchStatus, utcnow
 from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
 from ledger.protocol import merkle
 from ledger.protocol.hexcodec import from_hex, to_hex
@@ -41,11 +41,6 @@ log = logging.getLogger(__name__)
 
 #: gas limit of one anchor() call (measured ~50k; the margin covers cold storage on any chain)
 ANCHOR_GAS = 120_000
-_LOCK_KEY = (
-    0x4D4C_414E_4348  # "MLANCH": PostgreSQL advisory lock of the anchoring critical sections
-)
-
-UNFINISHED = (BatchStatus.CLOSED, BatchStatus.SIGNED, BatchStatus.MINED)
 
 
 @dataclass(frozen=True)
@@ -139,13 +134,9 @@ class Anchorer:
             self.advance(report)
             if not closed or time.monotonic() > deadline:
                 break
-        with unit_of_work(self.engine) as session:
-            report.pending_results = pending_count(session)
-            report.unfinished_batches = int(
-                session.execute(
-                    select(func.count()).select_from(Batch).where(col(Batch.status).in_(UNFINISHED))
-                ).scalar_one()
-            )
+        with unit_of_work(self.engine, write=False) as session:
+            report.pending_results = repo.pending_count(session)
+            report.unfinished_batches = repo.unfinished_count(session)
         return report
 
     def run_until_idle(self, force: bool = True, timeout: float = 300.0) -> PassReport:
@@ -176,23 +167,13 @@ class Anchorer:
         chain_id = self.chain_id
         start = self._chain_start() if self._resync or not self._has_batches() else None
         with unit_of_work(self.engine) as session:
-            _lock(session)
-            rows = session.execute(
-                select(
-                    col(OutboxEntry.id),
-                    col(OutboxEntry.result_id),
-                    col(OutboxEntry.created_at),
-                    col(MatchResult.digest),
-                )
-                .join(MatchResult, col(MatchResult.id) == col(OutboxEntry.result_id))
-                .where(col(OutboxEntry.batch_id).is_(None))
-                .order_by(col(OutboxEntry.id))
-                .limit(limit)
-            ).all()
+            repo.lock_anchoring(session)
+            rows = repo.unbatched(session, limit)
             if not rows:
                 return None
-            oldest = min(_aware(row[2]) for row in rows)
-            now = _aware(now or utcnow())
+            oldest = min(row[2] for row in rows)
+            now = now or utcnow()
+            now = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
             due = (
                 force
                 or len(rows) >= limit
@@ -213,41 +194,30 @@ class Anchorer:
                 batch_hash=to_hex(batch_hash(prev, batch_id, tree.root, count)),
                 status=BatchStatus.CLOSED,
             )
-            session.add(batch)
-            session.flush()
-            claimed = session.execute(
-                update(OutboxEntry)
-                .where(col(OutboxEntry.id).in_([row[0] for row in rows]))
-                .where(col(OutboxEntry.batch_id).is_(None))
-                .values(batch_id=batch_id)
-            ).rowcount  # type: ignore[attr-defined]
+            proofs = [
+                {
+                    "result_id": row[1],
+                    "batch_id": batch_id,
+                    "digest": row[3],
+                    "tree_index": tree.tree_index[i],
+                    "proof": [to_hex(p) for p in tree.proof(i)],
+                }
+                for i, row in enumerate(rows)
+            ]
+            repo.add_batch(session, batch, proofs)
+            claimed = repo.claim(session, [row[0] for row in rows], batch_id)
             if claimed != count:
                 raise ChainError(
                     f"batch {batch_id}: {count - claimed} results were claimed concurrently"
                 )
-            session.execute(
-                insert(ResultProof),
-                [
-                    {
-                        "result_id": row[1],
-                        "batch_id": batch_id,
-                        "digest": row[3],
-                        "tree_index": tree.tree_index[i],
-                        "proof": [to_hex(p) for p in tree.proof(i)],
-                    }
-                    for i, row in enumerate(rows)
-                ],
-            )
         self._resync, self._seen_batches = False, True
         log.info("closed batch %s with %s results", batch_id, count)
         return batch_id
 
     def _has_batches(self) -> bool:
         if not self._seen_batches:
-            with unit_of_work(self.engine) as session:
-                self._seen_batches = (
-                    session.scalars(select(col(Batch.id)).limit(1)).first() is not None
-                )
+            with unit_of_work(self.engine, write=False) as session:
+                self._seen_batches = repo.has_batches(session)
         return self._seen_batches
 
     def _chain_start(self) -> tuple[int, bytes]:
@@ -258,7 +228,7 @@ class Anchorer:
     def _next_batch(
         self, session: Session, chain_start: tuple[int, bytes] | None
     ) -> tuple[int, bytes]:
-        last = session.scalars(select(Batch).order_by(col(Batch.id).desc()).limit(1)).first()
+        last = repo.last_batch(session)
         if last is not None and (chain_start is None or chain_start[0] <= last.id + 1):
             return last.id + 1, from_hex(last.batch_hash)
         if chain_start is None:  # batches were deleted (superseded) since we looked
@@ -270,13 +240,8 @@ class Anchorer:
     def advance(self, report: PassReport) -> None:
         """Move every unfinished batch forward, in id order, one transaction in flight at a time."""
         while True:
-            with unit_of_work(self.engine) as session:
-                batch = session.scalars(
-                    select(Batch)
-                    .where(col(Batch.status).in_(UNFINISHED))
-                    .order_by(col(Batch.id))
-                    .limit(1)
-                ).first()
+            with unit_of_work(self.engine, write=False) as session:
+                batch = repo.next_unfinished(session)
             if batch is None:
                 return
             if batch.status == BatchStatus.CLOSED:
@@ -300,20 +265,14 @@ class Anchorer:
         nonce = self.rpc.nonce(self.account.address, "pending")
         raw, tx_hash = self._sign(batch, nonce)
         with unit_of_work(self.engine) as session:
-            claimed = session.execute(
-                update(Batch)
-                .where(col(Batch.id) == batch.id)
-                .where(col(Batch.status) == BatchStatus.CLOSED)
-                .values(
-                    status=BatchStatus.SIGNED,
-                    anchorer=self.account.address,
-                    nonce=nonce,
-                    raw_tx=raw,
-                    tx_hash=tx_hash,
-                    attempts=col(Batch.attempts) + 1,
-                    signed_at=utcnow(),
-                )
-            ).rowcount  # type: ignore[attr-defined]
+            claimed = repo.mark_signed(
+                session,
+                batch.id,
+                anchorer=self.account.address,
+                nonce=nonce,
+                raw_tx=raw,
+                tx_hash=tx_hash,
+            )
         if not claimed:  # another worker signed it first: follow theirs
             return True
         report.signed.append(batch.id)
@@ -350,17 +309,19 @@ class Anchorer:
             time.sleep(self.config.poll_seconds)
 
     def _record_receipt(self, batch_id: int, receipt: dict[str, Any], report: PassReport) -> bool:
+        if int(receipt["status"], 16) != 1:
+            with unit_of_work(self.engine, write=False) as session:
+                batch = repo.get_batch(session, batch_id)
+            return self._reverted(batch, report)
         with unit_of_work(self.engine) as session:
-            batch = session.get(Batch, batch_id)
-            assert batch is not None
-            if int(receipt["status"], 16) != 1:
-                session.rollback()
-                return self._reverted(batch, report)
-            batch.status = BatchStatus.MINED
-            batch.block_number = int(receipt["blockNumber"], 16)
-            batch.block_hash = receipt["blockHash"]
-            batch.gas_used = int(receipt["gasUsed"], 16)
-            batch.tx_hash = receipt["transactionHash"]
+            repo.mark_mined(
+                session,
+                batch_id,
+                block_number=int(receipt["blockNumber"], 16),
+                block_hash=receipt["blockHash"],
+                tx_hash=receipt["transactionHash"],
+                gas_used=int(receipt["gasUsed"], 16),
+            )
         return True
 
     def _reverted(self, batch: Batch, report: PassReport) -> bool:
@@ -378,13 +339,12 @@ class Anchorer:
             and to_hex(event.batch_hash) == batch.batch_hash
         ):
             with unit_of_work(self.engine) as session:
-                row = session.get(Batch, batch.id)
-                assert row is not None
-                row.status = BatchStatus.MINED
-                row.block_number, row.block_hash, row.tx_hash = (
-                    event.block_number,
-                    event.block_hash,
-                    event.tx_hash,
+                repo.mark_mined(
+                    session,
+                    batch.id,
+                    block_number=event.block_number,
+                    block_hash=event.block_hash,
+                    tx_hash=event.tx_hash,
                 )
             log.info("batch %s was already anchored by %s", batch.id, event.tx_hash)
             return True
@@ -394,13 +354,7 @@ class Anchorer:
     def _supersede(self, batch_id: int, report: PassReport) -> None:
         """Drop this batch and every later unconfirmed one; their results go back to the outbox."""
         with unit_of_work(self.engine) as session:
-            _lock(session)
-            ids = list(session.scalars(select(col(Batch.id)).where(col(Batch.id) >= batch_id)))
-            session.execute(
-                update(OutboxEntry).where(col(OutboxEntry.batch_id).in_(ids)).values(batch_id=None)
-            )
-            session.execute(delete(ResultProof).where(col(ResultProof.batch_id).in_(ids)))
-            session.execute(delete(Batch).where(col(Batch.id).in_(ids)))
+            ids = repo.supersede_from(session, batch_id)
         self._resync = True
         log.warning("batches %s superseded on-chain by another root; results re-queued", ids)
         report.superseded.extend(ids)
@@ -416,12 +370,7 @@ class Anchorer:
             if self.ledger.batch_root(batch.id) != ZERO32:
                 return self._adopt_or_supersede(batch, report)
             with unit_of_work(self.engine) as session:
-                session.execute(
-                    update(Batch)
-                    .where(col(Batch.id) == batch.id)
-                    .where(col(Batch.tx_hash) == batch.tx_hash)
-                    .values(status=BatchStatus.CLOSED)
-                )
+                repo.unsign(session, batch.id, batch.tx_hash)
             log.warning(
                 "anchor tx %s of batch %s was replaced; signing a new one", batch.tx_hash, batch.id
             )
@@ -438,14 +387,9 @@ class Anchorer:
         head = self.rpc.block_number()
         if head - batch.block_number + 1 < self.config.confirmations:
             return False
+        assert batch.block_hash is not None
         with unit_of_work(self.engine) as session:
-            done = session.execute(
-                update(Batch)
-                .where(col(Batch.id) == batch.id)
-                .where(col(Batch.status) == BatchStatus.MINED)
-                .where(col(Batch.block_hash) == batch.block_hash)
-                .values(status=BatchStatus.CONFIRMED, confirmed_at=utcnow())
-            ).rowcount  # type: ignore[attr-defined]
+            done = repo.mark_confirmed(session, batch.id, batch.block_hash)
         if done:
             report.confirmed.append(batch.id)
         return True
@@ -454,18 +398,13 @@ class Anchorer:
         """The block holding the anchor is no longer canonical: find the tx again or re-anchor."""
         assert batch.tx_hash is not None
         receipt = self.rpc.receipt(batch.tx_hash)
+        mined_again = (
+            (int(receipt["blockNumber"], 16), str(receipt["blockHash"]))
+            if receipt is not None and int(receipt["status"], 16) == 1
+            else None
+        )
         with unit_of_work(self.engine) as session:
-            row = session.get(Batch, batch.id)
-            assert row is not None
-            row.reorgs += 1
-            if receipt is not None and int(receipt["status"], 16) == 1:
-                row.status = BatchStatus.MINED
-                row.block_number = int(receipt["blockNumber"], 16)
-                row.block_hash = receipt["blockHash"]
-            else:
-                row.status = BatchStatus.SIGNED
-                row.block_number = row.block_hash = None
-                row.confirmed_at = None
+            repo.record_reorg(session, batch.id, mined_again)
         log.warning("anchor of batch %s left the canonical chain; re-anchoring", batch.id)
         report.reorged.append(batch.id)
 
@@ -474,48 +413,12 @@ class Anchorer:
     def recheck(self, report: PassReport) -> None:
         """Re-check confirmed batches in the last K blocks against the canonical chain."""
         head = self.rpc.block_number()
-        with unit_of_work(self.engine) as session:
-            recent = list(
-                session.scalars(
-                    select(Batch)
-                    .where(col(Batch.status) == BatchStatus.CONFIRMED)
-                    .where(col(Batch.block_number) >= head - self.config.recheck_depth)
-                    .order_by(col(Batch.id))
-                )
-            )
-            # a reorg may also have cut the chain below the recorded block
-            beyond = list(
-                session.scalars(
-                    select(Batch)
-                    .where(col(Batch.status).in_((BatchStatus.CONFIRMED, BatchStatus.MINED)))
-                    .where(col(Batch.block_number) > head)
-                )
-            )
-        seen = {b.id for b in recent}
-        for batch in recent + [b for b in beyond if b.id not in seen]:
+        with unit_of_work(self.engine, write=False) as session:
+            candidates = repo.recheck_candidates(session, head, self.config.recheck_depth)
+        for batch in candidates:
             assert batch.block_number is not None
             if self.rpc.block_hash(batch.block_number) != batch.block_hash:
                 self._left_chain(batch, report)
-
-
-def _aware(value: datetime) -> datetime:
-    """Timestamps without a zone are UTC."""
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
-def _lock(session: Session) -> None:
-    """Serialise anchoring critical sections across workers (SQLite: BEGIN IMMEDIATE already does)."""
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK_KEY})
-
-
-def pending_count(session: Session) -> int:
-    """Results in the outbox not yet in a batch."""
-    return int(
-        session.execute(
-            select(func.count()).select_from(OutboxEntry).where(col(OutboxEntry.batch_id).is_(None))
-        ).scalar_one()
-    )
 
 
 def from_settings(engine: Engine | None = None) -> Anchorer:

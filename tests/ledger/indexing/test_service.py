@@ -14,7 +14,7 @@ from ledger.db import create_all, make_engine, unit_of_work
 from ledger.db.models.indexing import IndexerCursor, TokenBalance, TokenTransfer
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.deploy import contract, seed_demo
-from ledger.indexer import Indexer
+from ledger.indexing.service import Indexer
 from ledger.protocol.hexcodec import uint256_hex
 from ledger.protocol.tokenids import token_id
 from ledger.settings import ANVIL_DEV_KEYS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -9,35 +10,28 @@ from typing import Any
 from eth_utils import is_address, to_checksum_address
 from sqlmodel import Session
 
-from engine import EngineError, Game, game_names, get_game
-from ledger import queries
+from engine import Game, game_names, get_game
+from ledger.catalogue import repository as repo
 from ledger.db.models import CardDesign
-from ledger.errors import InvalidInput, NotFound
+from ledger.errors import ConfigurationError, InvalidInput, NotFound
 from ledger.protocol.tokenids import token_id, token_id_hex
-from ledger.services.context import Context
+from ledger.runtime.context import Context
 
 
 def load_game(name: str) -> Game:
-    """The engine's game `name`, or NotFound."""
+    """The engine's game `name`; NotFound for a name the engine does not host, and
+    ConfigurationError for a hosted game that does not load (a broken installation)."""
     if name not in game_names():
         raise NotFound(f"no game {name!r}; known: {', '.join(game_names())}")
     try:
         return get_game(name)
-    except EngineError as exc:
-        raise NotFound(f"game {name!r} is not available: {exc}") from exc
+    except Exception as exc:  # any import or catalogue error of the game's package
+        raise ConfigurationError(f"game {name!r} does not load: {exc!r}") from exc
 
 
 def available_games() -> list[Game]:
-    """Every game the engine hosts that loads."""
-    games = []
-    for name in game_names():
-        try:
-            games.append(get_game(name))
-        except EngineError:
-            continue
-        except ImportError:
-            continue
-    return games
+    """Every game the engine hosts (ConfigurationError naming a game that does not load)."""
+    return [load_game(name) for name in game_names()]
 
 
 @lru_cache(maxsize=16)
@@ -49,13 +43,13 @@ def token_ids(game: str) -> dict[str, int]:
 def sync_card_designs(db: Session) -> int:
     """Store every game's catalogue as card designs (replacing a game whose catalogue changed).
     Returns how many rows were written."""
-    stored = queries.card_design_hashes(db)
+    stored = repo.card_design_hashes(db)
     written = 0
     for game in available_games():
         if stored.get(game.name) == game.catalogue_hash:
             continue
         if game.name in stored:
-            queries.delete_card_designs(db, game.name)
+            repo.delete_card_designs(db, game.name)
         rows = [
             CardDesign(
                 token_id=token_id_hex(game.name, str(card["id"])),
@@ -68,7 +62,7 @@ def sync_card_designs(db: Session) -> int:
             )
             for card in game.cards
         ]
-        queries.add(db, *rows)
+        repo.add_card_designs(db, rows)
         written += len(rows)
     return written
 
@@ -96,9 +90,9 @@ def collection(
     if game:
         load_game(game)
     if source != "chain":
-        block = queries.indexer_block(db, ctx.chain.addresses.card_token)
+        block = repo.indexer_block(db, ctx.chain.addresses.card_token)
         if block is not None:
-            rows = queries.indexed_holdings(db, owner, game)
+            rows = repo.indexed_holdings(db, owner, game)
             return (
                 block,
                 "indexer",
@@ -106,7 +100,7 @@ def collection(
             )
         if source == "indexer":
             raise NotFound("the indexer has not run yet; ask with source=chain", reason="no-index")
-    designs = queries.card_designs(db, game) if game else queries.all_card_designs(db)
+    designs = repo.card_designs(db, game) if game else repo.all_card_designs(db)
     pin = ctx.chain.head()
     balances = ctx.chain.balances(
         [owner] * len(designs), [int(d.token_id, 16) for d in designs], pin
@@ -134,3 +128,9 @@ def game_summary(game: Game) -> dict[str, Any]:
         "option_schema": dict(game.option_schema),
         "starter_decks": [dict(d) for d in game.starter_decks],
     }
+
+
+def cards(db: Session, game: str) -> Sequence[CardDesign]:
+    """The card designs of `game` by card id (NotFound for an unknown game)."""
+    load_game(game)
+    return repo.card_designs(db, game)

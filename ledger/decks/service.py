@@ -5,21 +5,20 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlmodel import Session
 
 from engine import Game
-from ledger import queries
+from ledger.catalogue.service import load_game, token_ids
 from ledger.chain.transport import BlockRef
 from ledger.db.models import DeckCommitment, utcnow
-from ledger.errors import Forbidden, InvalidInput, NotFound
+from ledger.decks import repository as repo
+from ledger.errors import DeckRejected, Forbidden, InvalidInput, NotFound, NotOwned
 from ledger.protocol.decks import canonical_cards, deck_hash
 from ledger.protocol.hexcodec import uint256_hex
-from ledger.services.catalogue import load_game, token_ids
-from ledger.services.context import Context
-from ledger.services.errors import DeckRejected, NotOwned
+from ledger.runtime.context import Context
 
 
 def live_requirements(
@@ -27,7 +26,7 @@ def live_requirements(
 ) -> Counter[str]:
     """card id -> copies `owner` has committed to live matches of `game`."""
     total: Counter[str] = Counter()
-    for cards in queries.live_seat_cards(db, owner, game=game.name, exclude_match=exclude_match):
+    for cards in repo.live_seat_cards(db, owner, game=game.name, exclude_match=exclude_match):
         total.update(game.required_tokens(cards))
     return total
 
@@ -127,15 +126,20 @@ def register_deck(
         block_hash=pin.hash,
         created_at=utcnow(),
     )
-    queries.add_deck(db, row)
+    repo.add_deck(db, row)
     return row
 
 
 def get_deck(db: Session, deck_id: str, owner: str | None = None) -> DeckCommitment:
     """A deck commitment; NotFound, or Forbidden if `owner` is given and is not its owner."""
-    deck = queries.get_deck(db, deck_id)
+    deck = repo.get_deck(db, deck_id)
     if deck is None:
         raise NotFound(f"no deck {deck_id!r}")
     if owner is not None and deck.owner != owner:
         raise Forbidden("this deck belongs to another wallet")
     return deck
+
+
+def decks_of(db: Session, owner: str) -> Sequence[DeckCommitment]:
+    """The newest deck commitments of `owner`."""
+    return repo.decks_of(db, owner)

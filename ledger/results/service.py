@@ -16,25 +16,25 @@ from engine import (
     Transcript,
     outcome_of,
 )
-from ledger import queries
 from ledger.db.models import Match, MatchResult, MatchSeat, utcnow
 from ledger.errors import Conflict, NotFound
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import seed_commitments
 from ledger.protocol.signatures import sign_digest
-from ledger.services.context import Context
+from ledger.results import repository as repo
+from ledger.runtime.context import Context
 
 
 def build_transcript(
-    db: Session,
     match: Match,
     seats: list[MatchSeat],
     state: GameState,
+    actions: list[list[Any]],
     forfeit: tuple[int, str] | None = None,
 ) -> Transcript:
-    """The match's transcript (engine format) from its stored header, actions and checkpoints;
-    `forfeit=(seat, "resign"|"timeout")` when the match ended by a player's forfeit."""
+    """The match's transcript (engine format) from its stored header, its actions in order and
+    its checkpoints; `forfeit=(seat, "resign"|"timeout")` when it ended by a player's forfeit."""
     assert match.seed is not None
     over, winner, forfeit_record = outcome_of(state, forfeit)
     return Transcript(
@@ -45,7 +45,7 @@ def build_transcript(
         seed=int(match.seed, 16),
         decks=[dict(seats[0].cards), dict(seats[1].cards)],
         options=dict(match.options),
-        actions=queries.action_rows(db, match.id),
+        actions=actions,
         checkpoint_every=CHECKPOINT_EVERY,
         checkpoints=list(match.checkpoints),
         final_hash=state.state_hash(),
@@ -61,17 +61,19 @@ def sign_and_store(
     match: Match,
     seats: list[MatchSeat],
     state: GameState,
+    actions: list[list[Any]],
     winner_seat: int | None,
     reason: str,
 ) -> MatchResult:
-    """Sign the result of `match` and insert it with its outbox row (no commit)."""
+    """Sign the result of `match` (whose actions in order are `actions`) and insert it with its
+    outbox row (no commit)."""
     if match.ownership_block is None or match.seed is None:
         raise Conflict("the match never started; there is no result to sign")
     forfeit = None
     if reason in FORFEIT_REASONS:
         assert winner_seat is not None
         forfeit = (1 - winner_seat, reason)
-    transcript = build_transcript(db, match, seats, state, forfeit)
+    transcript = build_transcript(match, seats, state, actions, forfeit)
     transcript_json = transcript.to_json()
     winner = seats[winner_seat].address if winner_seat is not None else eip712.ZERO_ADDRESS
     commits = [s.seed_commit for s in seats]
@@ -117,7 +119,7 @@ def sign_and_store(
         transcript=transcript_json,
         created_at=utcnow(),
     )
-    queries.add_result_with_outbox(db, row)
+    repo.add_result_with_outbox(db, row)
     return row
 
 
@@ -130,14 +132,15 @@ def typed_data(row: MatchResult) -> dict[str, Any]:
 
 def get_result(db: Session, match_id: str) -> MatchResult:
     """The signed result of a match; NotFound while it has none."""
-    row = queries.result_of(db, match_id)
+    row = repo.result_of(db, match_id)
     if row is None:
-        if queries.get_match(db, match_id) is None:
+        if not repo.match_exists(db, match_id):
             raise NotFound(f"no match {match_id!r}")
         raise NotFound(f"match {match_id} has no result yet", reason="no-result-yet")
     return row
 
 
-def pending_results(db: Session, limit: int) -> list[tuple[int, MatchResult]]:
-    """For the anchoring worker: (outbox id, result) of results not yet in a batch, oldest first."""
-    return [(o.id or 0, r) for o, r in queries.pending_outbox(db, limit)]
+def batch_of(db: Session, row: MatchResult) -> int | None:
+    """The batch a stored result was put in (None while it waits in the outbox)."""
+    entry = repo.outbox_entry(db, row.id or 0)
+    return None if entry is None else entry.batch_id

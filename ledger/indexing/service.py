@@ -14,13 +14,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select
-from sqlmodel import Session, col
+from sqlalchemy import Engine
+from sqlmodel import Session
 
 from ledger.chain.contracts import ZERO_ADDRESS, CardToken
 from ledger.chain.transport import JsonRpc
 from ledger.db import unit_of_work
-from ledger.db.models.indexing import IndexerCursor, TokenBalance, TokenTransfer, utcnow
+from ledger.indexing import repository as repo
 
 log = logging.getLogger(__name__)
 
@@ -65,19 +65,20 @@ class Indexer:
     def run_once(self) -> IndexReport:
         """Index from the cursor (minus K blocks) up to the chain head."""
         report = IndexReport()
-        head = self.rpc.block_number()
-        with unit_of_work(self.engine) as session:
-            cursor = session.get(IndexerCursor, self.token)
+        head, chain_id = self.rpc.block_number(), self.chain_id  # no RPC inside a transaction
+        with unit_of_work(self.engine, write=False) as session:
+            indexed = repo.cursor_block(session, self.token)
             start = (
                 self.deployment_block
-                if cursor is None
-                else max(self.deployment_block, min(cursor.last_block, head) - self.reorg_depth + 1)
+                if indexed is None
+                else max(self.deployment_block, min(indexed, head) - self.reorg_depth + 1)
             )
-            if cursor is not None and self._deeper_reorg(session, start):
-                log.warning(
-                    "reorg deeper than %s blocks: rebuilding the transfer index", self.reorg_depth
-                )
-                start, report.rebuilt = self.deployment_block, True
+            below = None if indexed is None else repo.last_transfer_below(session, start)
+        if below is not None and self.rpc.block_hash(below[0]) != below[1]:
+            log.warning(
+                "reorg deeper than %s blocks: rebuilding the transfer index", self.reorg_depth
+            )
+            start, report.rebuilt = self.deployment_block, True
         report.from_block, report.to_block = start, head
         chunks = [
             (a, min(head, a + self.max_range - 1)) for a in range(start, head + 1, self.max_range)
@@ -89,45 +90,20 @@ class Indexer:
             with unit_of_work(self.engine) as session:
                 if k == 0:  # the rewind and the first re-read commit together
                     report.removed = self._rewind(session, start)
+                repo.add_transfers(session, rows)
                 self._apply(session, rows, +1)
-                self._save_cursor(session, last, last_hash)
+                repo.save_cursor(session, self.token, chain_id, last, last_hash)
             report.added += len(rows)
         return report
 
-    def _deeper_reorg(self, session: Session, start: int) -> bool:
-        below = session.execute(
-            select(col(TokenTransfer.block_number), col(TokenTransfer.block_hash))
-            .where(col(TokenTransfer.block_number) < start)
-            .order_by(col(TokenTransfer.block_number).desc())
-            .limit(1)
-        ).first()
-        return below is not None and self.rpc.block_hash(below[0]) != below[1]
-
     def _rewind(self, session: Session, start: int) -> int:
         """Delete transfers from `start` on and reverse their balance changes."""
-        old = [
-            dict(r._mapping)
-            for r in session.execute(
-                select(
-                    col(TokenTransfer.from_address),
-                    col(TokenTransfer.to_address),
-                    col(TokenTransfer.token_id),
-                    col(TokenTransfer.amount),
-                ).where(col(TokenTransfer.block_number) >= start)
-            )
-        ]
-        if old:
-            session.execute(delete(TokenTransfer).where(col(TokenTransfer.block_number) >= start))
-            self._apply(session, old, -1, insert_rows=False)
-        return len(old)
+        removed = repo.remove_transfers_from(session, start)
+        self._apply(session, removed, -1)
+        return len(removed)
 
-    def _apply(
-        self, session: Session, rows: list[dict[str, Any]], sign: int, insert_rows: bool = True
-    ) -> None:
-        if not rows:
-            return
-        if insert_rows:
-            session.execute(insert(TokenTransfer), rows)
+    def _apply(self, session: Session, rows: list[dict[str, Any]], sign: int) -> None:
+        """Add (sign +1) or take back (-1) the balance changes of transfer rows."""
         deltas: dict[tuple[str, str], int] = defaultdict(int)
         last_block: dict[tuple[str, str], int] = {}
         for row in rows:
@@ -136,34 +112,7 @@ class Indexer:
                     key = (owner, row["token_id"])
                     deltas[key] += sign * direction * int(row["amount"])
                     last_block[key] = max(last_block.get(key, 0), row.get("block_number", 0))
-        for (owner, token_id), delta in deltas.items():
-            if delta == 0:
-                continue
-            balance = session.get(TokenBalance, (owner, token_id))
-            if balance is None:
-                balance = TokenBalance(owner=owner, token_id=token_id, amount=0, updated_block=0)
-                session.add(balance)
-            balance.amount += delta
-            balance.updated_block = max(balance.updated_block, last_block[(owner, token_id)])
-            if balance.amount == 0:
-                session.delete(balance)
-            session.flush()
-
-    def _save_cursor(self, session: Session, last_block: int, last_hash: str) -> None:
-        cursor = session.get(IndexerCursor, self.token)
-        if cursor is None:
-            cursor = IndexerCursor(
-                contract=self.token,
-                chain_id=self.chain_id,
-                last_block=last_block,
-                last_block_hash=last_hash,
-            )
-            session.add(cursor)
-        cursor.last_block, cursor.last_block_hash, cursor.updated_at = (
-            last_block,
-            last_hash,
-            utcnow(),
-        )
+        repo.change_balances(session, deltas, last_block)
 
     @property
     def chain_id(self) -> int:

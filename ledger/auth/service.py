@@ -9,12 +9,12 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
-from ledger import queries
+from ledger.auth import repository as repo
 from ledger.db.models import Session as SessionRow
 from ledger.db.models import utcnow
 from ledger.errors import Unauthorized
 from ledger.protocol import siwe
-from ledger.services.context import Context
+from ledger.runtime.context import Context
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,10 @@ def _hash(token: str) -> str:
 def issue_nonce(db: Session, ctx: Context) -> NonceGrant:
     """Store a single-use nonce valid for `siwe_nonce_ttl_seconds`, purging expired ones."""
     now = utcnow()
-    queries.purge_nonces(db, now=now)
+    repo.purge_nonces(db, now=now)
     expires = now + timedelta(seconds=ctx.settings.siwe_nonce_ttl_seconds)
     nonce = siwe.new_nonce()
-    queries.add_nonce(db, nonce, now=now, expires_at=expires)
+    repo.add_nonce(db, nonce, now=now, expires_at=expires)
     domain = ctx.settings.resolved_siwe_domain
     return NonceGrant(nonce, domain, ctx.chain_id, ctx.settings.resolved_siwe_uri, now, expires)
 
@@ -71,8 +71,8 @@ def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn
         raise Unauthorized(siwe.signature_problem(signature), reason="bad-signature")
     is_eoa = signer is siwe.Signer.EOA
     now = utcnow()
-    if not queries.consume_nonce(db, parsed.nonce, now=now):
-        row = queries.get_nonce(db, parsed.nonce)
+    if not repo.consume_nonce(db, parsed.nonce, now=now):
+        row = repo.get_nonce(db, parsed.nonce)
         if row is None:
             raise Unauthorized(
                 "unknown sign-in nonce; ask for one at POST /auth/nonce", reason="unknown-nonce"
@@ -80,10 +80,10 @@ def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn
         if row.used_at is not None:
             raise Unauthorized("this sign-in nonce was already used", reason="replayed-nonce")
         raise Unauthorized("this sign-in nonce has expired", reason="expired-nonce")
-    queries.upsert_wallet(db, parsed.address, is_contract=not is_eoa, now=now)
+    repo.upsert_wallet(db, parsed.address, is_contract=not is_eoa, now=now)
     token = secrets.token_urlsafe(32)
     expires = now + timedelta(seconds=ctx.settings.session_ttl_seconds)
-    queries.add_session(
+    repo.add_session(
         db,
         SessionRow(
             token_hash=_hash(token), address=parsed.address, created_at=now, expires_at=expires
@@ -94,7 +94,7 @@ def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn
 
 def authenticate(db: Session, token: str) -> str:
     """The address of the live session `token`; Unauthorized if unknown, revoked or expired."""
-    row = queries.session_owner(db, _hash(token))
+    row = repo.session_owner(db, _hash(token))
     if row is None or row[2]:
         raise Unauthorized("no such session; sign in again", reason="unknown-session")
     if row[1] <= utcnow():
@@ -104,7 +104,7 @@ def authenticate(db: Session, token: str) -> str:
 
 def sign_out(db: Session, token: str) -> None:
     """Revoke the session `token`."""
-    row = queries.get_session(db, _hash(token))
+    row = repo.get_session(db, _hash(token))
     if row is not None:
         row.revoked = True
         db.add(row)

@@ -1,5 +1,5 @@
 """Match options against each game's option schema (`Game.option_schema`, checked by
-ledger.services.options): defaults fit, types are strict, bounds and choices hold, unknown
+ledger.matches.options): defaults fit, types are strict, bounds and choices hold, unknown
 options and unsupported schema keywords are refused."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from engine import game_names, get_game
 from ledger.errors import ConfigurationError, InvalidInput
-from ledger.services.options import SUPPORTED, check_options, problem
+from ledger.matches.options import SUPPORTED, check_options, problem
 
 
 def _keywords(schema: Any) -> set[str]:

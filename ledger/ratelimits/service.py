@@ -7,8 +7,8 @@ import time
 
 from sqlmodel import Session
 
-from ledger import queries
 from ledger.errors import RateLimited
+from ledger.ratelimits import repository as repo
 
 
 def count_and_check(
@@ -18,9 +18,9 @@ def count_and_check(
     requests in the current `window` seconds. The count so far."""
     moment = time.time() if now is None else now
     start = int(moment) // window * window
-    hits = queries.count_request(db, f"{bucket}|{address}"[:128], start)
+    hits = repo.count_request(db, f"{bucket}|{address}"[:128], start)
     if hits == 1:  # the first request of a new window: earlier windows are over
-        queries.purge_rate_windows(db, before=start)
+        repo.purge_rate_windows(db, before=start)
     if hits > limit:
         retry_after = max(1, start + window - int(moment))
         raise RateLimited(

@@ -16,7 +16,9 @@ cancelled. Deadlines are enforced on every request touching the match and by
 
 from __future__ import annotations
 
+import logging
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -36,32 +38,38 @@ from engine import (
     IllegalAction,
     make_bot,
 )
-from ledger import queries
+from ledger.catalogue.service import load_game, token_ids
 from ledger.db import after_commit, keep_on_refusal
-from ledger.db.models import DeckCommitment, Match, MatchSeat, MatchStatus, utcnow
-from ledger.errors import Conflict, Forbidden, InvalidInput, NotFound
-from ledger.protocol.decks import deck_hash
-from ledger.protocol.hexcodec import bytes32, to_hex
-from ledger.protocol.seeds import commit_of, derive_seed
-from ledger.services import results
-from ledger.services.catalogue import load_game, token_ids
-from ledger.services.context import Context
-from ledger.services.decks import (
+from ledger.db.models import DeckCommitment, Match, MatchAction, MatchSeat, MatchStatus, utcnow
+from ledger.decks import repository as decks_repo
+from ledger.decks.service import (
     check_rules,
     get_deck,
     live_requirements,
     read_holdings,
     shortfalls,
 )
-from ledger.services.errors import (
+from ledger.errors import (
+    Conflict,
     CopiesCommitted,
+    Forbidden,
     IllegalMove,
+    InvalidInput,
     MatchNotActive,
+    NotFound,
     OutOfTurn,
     OwnershipChanged,
     StaleTurn,
 )
-from ledger.services.options import check_options
+from ledger.matches import repository as repo
+from ledger.matches.options import check_options
+from ledger.protocol.decks import deck_hash
+from ledger.protocol.hexcodec import bytes32, to_hex
+from ledger.protocol.seeds import commit_of, derive_seed
+from ledger.results import service as results
+from ledger.runtime.context import Context
+
+log = logging.getLogger(__name__)
 
 #: a full state snapshot is written at least every this many actions
 SNAPSHOT_EVERY = 64
@@ -73,10 +81,30 @@ _MASK64 = (1 << 64) - 1
 
 def get_match(db: Session, match_id: str) -> tuple[Match, list[MatchSeat]]:
     """A match and its seats; NotFound if there is none."""
-    match = queries.get_match(db, match_id)
+    match = repo.get_match(db, match_id)
     if match is None:
         raise NotFound(f"no match {match_id!r}")
-    return match, queries.seats(db, match_id)
+    return match, repo.seats(db, match_id)
+
+
+def listing(
+    db: Session, caller: str, status: str, game: str | None = None
+) -> list[tuple[Match, list[MatchSeat]]]:
+    """The caller's matches (`status` "mine") or the matches waiting for an opponent ("open"),
+    newest first, each with its seats."""
+    rows = repo.open_matches(db, game) if status == "open" else repo.matches_of(db, caller)
+    return [(m, repo.seats(db, m.id)) for m in rows]
+
+
+def actions_of(
+    db: Session, match_id: str, caller: str, *, since: int = 0, limit: int = 200
+) -> Sequence[MatchAction]:
+    """The match's actions from index `since`: for its players while it is played, for anyone
+    once it is over."""
+    match, seats = get_match(db, match_id)
+    if match.status != MatchStatus.FINISHED:
+        seat_of(seats, caller)
+    return repo.match_actions(db, match_id, since=since, limit=limit)
 
 
 def seat_of(seats: list[MatchSeat], address: str) -> MatchSeat:
@@ -107,7 +135,7 @@ def load_state(db: Session, ctx: Context, match: Match, *, take: bool) -> GameSt
     game = load_game(match.game)
     state = game.state_class.from_json(match.state)
     if match.state_version < match.version:
-        for row in queries.match_actions(
+        for row in repo.match_actions(
             db, match.id, since=match.state_version, limit=match.version - match.state_version
         ):
             state.apply(Action.from_json(list(row.action)))
@@ -149,7 +177,7 @@ def expire_matches(db: Session, ctx: Context, limit: int = 100) -> int:
     """Apply turn timeouts to every live match past its deadline (for a periodic task)."""
     now = utcnow()
     changed = 0
-    for match_id in queries.expired_matches(db, now, limit):
+    for match_id in repo.expired_matches(db, now, limit):
         match, seats = get_match(db, match_id)
         changed += enforce_timeout(db, ctx, match, seats, now)
     return changed
@@ -166,7 +194,7 @@ def _cancel(db: Session, match: Match, status: MatchStatus, reason: str) -> bool
         "finished_at": utcnow(),
         "turn_deadline": None,
     }
-    if not queries.update_match_if_status(db, match.id, status.value, values):
+    if not repo.update_match_if_status(db, match.id, status.value, values):
         return False
     _sync(match, values)
     return True
@@ -186,7 +214,7 @@ def _check_copies_free(
     db: Session, game: Game, deck: DeckCommitment, exclude_match: str | None = None
 ) -> None:
     """The deck's copies plus the owner's other live matches fit in what the deck's check saw."""
-    queries.lock_wallet(db, deck.owner)
+    decks_repo.lock_wallet(db, deck.owner)
     committed = live_requirements(db, game, deck.owner, exclude_match)
     short = shortfalls(deck.required, deck.held, committed, token_ids(game.name))
     if short:
@@ -274,8 +302,8 @@ def create_match(
                 seed_secret=to_hex(bot_secret),
             )
         )
-    queries.add(db, rows[0])
-    queries.add(db, *rows[1:])
+    repo.add(db, rows[0])
+    repo.add(db, *rows[1:])
     return match
 
 
@@ -290,7 +318,7 @@ def join_match(db: Session, ctx: Context, match_id: str, address: str, deck_id: 
     deck = _usable_deck(db, game, deck_id, address)
     check_rules(game, deck.cards, match.options)
     _check_copies_free(db, game, deck)
-    if not queries.update_match_if_status(
+    if not repo.update_match_if_status(
         db,
         match.id,
         MatchStatus.OPEN.value,
@@ -298,7 +326,7 @@ def join_match(db: Session, ctx: Context, match_id: str, address: str, deck_id: 
     ):
         raise Conflict("someone else took the seat first")
     try:
-        queries.add(
+        repo.add(
             db,
             MatchSeat(
                 match_id=match.id,
@@ -502,7 +530,7 @@ def _save_progress(
     if state.is_over or new - match.state_version >= SNAPSHOT_EVERY:
         values["state"] = state.to_json()
         values["state_version"] = new
-    if not queries.update_match_if_version(db, match.id, old, values):
+    if not repo.update_match_if_version(db, match.id, old, values):
         raise StaleTurn(
             "another action was applied to this match first; reload and retry", version=old
         )
@@ -520,7 +548,7 @@ def _save_progress(
         for a in recorded
     ]
     try:
-        queries.insert_actions(db, rows)
+        repo.insert_actions(db, rows)
     except IntegrityError:
         raise StaleTurn(
             "another action was applied to this match first; reload and retry", version=old
@@ -552,10 +580,11 @@ def _finish(
         "state": state.to_json(),
         "state_version": match.version,
     }
-    if not queries.update_match_if_status(db, match.id, MatchStatus.ACTIVE.value, values):
+    if not repo.update_match_if_status(db, match.id, MatchStatus.ACTIVE.value, values):
         raise StaleTurn("the match changed meanwhile; reload")
     _sync(match, values)
-    results.sign_and_store(db, ctx, match, seats, state, winner_seat, reason)
+    actions = repo.action_rows(db, match.id)
+    results.sign_and_store(db, ctx, match, seats, state, actions, winner_seat, reason)
 
 
 def submit_action(
@@ -591,9 +620,10 @@ def submit_action(
         raise InvalidInput(str(exc), field="action") from None
     state = load_state(db, ctx, match, take=True)
     try:
-        label = state.label(action)
-    except Exception:
-        label = ""
+        label: str | None = state.label(action)
+        unlabelled: Exception | None = None
+    except Exception as exc:  # an illegal action may not be describable: apply() decides
+        label, unlabelled = None, exc
     try:
         state.apply(action)
     except IllegalAction as exc:
@@ -601,6 +631,12 @@ def submit_action(
         raise IllegalMove(exc.message, rule=exc.rule, action=action.to_json()) from None
     except EngineError as exc:
         raise IllegalMove(str(exc), rule="engine.error", action=action.to_json()) from None
+    if label is None:  # a legal action the engine cannot describe: its bug, reported
+        log.error(
+            "the engine could not label the legal action %s of match %s",
+            action.to_json(), match.id, exc_info=unlabelled,
+        )  # fmt: skip
+        label = f"{action.kind} {list(action.args)}"
     progress = _Progress(match)
     _record(match, state, seat.seat, action, label, False, progress)
     _run_bot(match, load_game(match.game), state, progress)
