@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from engine import replay
+from tests.ledger.audit.test_verify_imports import forbidden_among, imported_by
 
 FIXTURES = Path(__file__).parent / "fixtures" / "v1"
 TRANSCRIPTS = sorted((FIXTURES / "transcripts").glob("*.json"))
@@ -74,7 +75,17 @@ def v1_chain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.mark.parametrize("path", BUNDLES, ids=[p.stem for p in BUNDLES])
 def test_v1_bundle_verifies_with_the_cli(path: Path, v1_chain: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "ledger.cli", "verify", str(path), "--rpc", v1_chain],
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "ledger.cli",
+            "verify",
+            str(path),
+            "--rpc",
+            v1_chain,
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -83,3 +94,7 @@ def test_v1_bundle_verifies_with_the_cli(path: Path, v1_chain: str) -> None:
     assert "✗" not in done.stdout
     for check in ("merkle-proof", "signature", "ownership", "replay"):
         assert f"✓ {check}" in done.stdout
+    # the whole verification (replay included) loaded nothing of the operator's side
+    modules = imported_by(done.stderr)
+    assert "engine" in modules and "ledger.audit.verify" in modules
+    assert forbidden_among(modules) == []
