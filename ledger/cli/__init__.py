@@ -1,6 +1,7 @@
-"""The `metaledger` command line: each command group in its own module, imported only when its
-command runs (so `metaledger verify` loads the verifier and nothing of the database, the API or
-the local stack)."""
+"""The `metaledger` command line, a leaf: each command's module is imported only when it runs.
+
+So `metaledger verify` loads the verifier and nothing of the database, the API or the local
+stack, and `metaledger verify --help` starts quickly."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""SQLModel tables of MetaLedger. Importing this package registers every table on
-`SQLModel.metadata` (the Alembic target)."""
+"""The SQLModel tables of MetaLedger, one module per feature.
+
+Importing this package registers every table on `SQLModel.metadata` (the Alembic target)."""
 
 from __future__ import annotations
 
