@@ -28,6 +28,8 @@ ActionPart = (
 class NonceOut(BaseModel):
     """A fresh single-use nonce and what the EIP-4361 message must say."""
 
+    model_config = FROM_ROWS
+
     nonce: str
     domain: str
     chain_id: int
@@ -47,6 +49,8 @@ class SignInIn(BaseModel):
 
 class SessionOut(BaseModel):
     """A session: send `Authorization: Bearer <token>`."""
+
+    model_config = FROM_ROWS
 
     token: str
     address: str

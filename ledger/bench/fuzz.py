@@ -34,6 +34,7 @@ import httpx
 import psutil
 
 from ledger.bench import hostile
+from ledger.bench.waiting import wait_for_health
 from ledger.devstack.ports import free_port
 from ledger.devstack.stack import server_command
 from ledger.errors import ServiceUnavailable
@@ -107,18 +108,7 @@ class _Stack:
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 240
-        while True:
-            if self.run.poll() is not None:
-                raise ServiceUnavailable(f"the stack exited; see {self.tmp / 'run.log'}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise ServiceUnavailable(f"the stack did not come up; see {self.tmp / 'run.log'}")
-            time.sleep(0.5)
+        wait_for_health(self.run, self.url, self.tmp / "run.log", timeout=240, poll=0.5)
         root = psutil.Process(self.run.pid)
         self.watched["stack"] = root
         for child in root.children(recursive=True):

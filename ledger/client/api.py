@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,25 +119,29 @@ class ApiPlayer:
             self.call("POST", f"/matches/{match['id']}/reveal", {"secret": "0x" + secret.hex()})
         )
 
-    def play_to_end(
-        self, match_id: str, max_actions: int = 100_000, on_action: Any = None
-    ) -> tuple[dict[str, Any], int]:
-        """Play uniformly random legal actions until the match ends; returns (match, actions sent)."""
-        view = self.call("GET", f"/matches/{match_id}/view")
-        legal, version, status = (
-            view["legal_actions"],
-            view["match"]["version"],
-            view["match"]["status"],
-        )
+    def play(
+        self,
+        match_id: str,
+        *,
+        max_actions: int = 100_000,
+        on_action: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
+        stop_at: float | None = None,
+    ) -> tuple[str, int]:
+        """Play uniformly random legal actions while the match is active (at most `max_actions`,
+        and until `time.perf_counter()` reaches `stop_at` when given); returns (status, actions
+        sent). `on_action(choice, answer)` sees every submission."""
+
+        def view() -> tuple[list[dict[str, Any]], int, str]:
+            seen = self.call("GET", f"/matches/{match_id}/view")
+            return seen["legal_actions"], seen["match"]["version"], seen["match"]["status"]
+
+        legal, version, status = view()
         sent = 0
         while status == "active" and sent < max_actions:
-            if not legal:
-                view = self.call("GET", f"/matches/{match_id}/view")
-                legal, version, status = (
-                    view["legal_actions"],
-                    view["match"]["version"],
-                    view["match"]["status"],
-                )
+            if stop_at is not None and time.perf_counter() >= stop_at:
+                break
+            if not legal:  # the other seat's turn: look again
+                legal, version, status = view()
                 continue
             choice = legal[self.rng.randrange(len(legal))]
             out = self.call(
@@ -147,4 +153,14 @@ class ApiPlayer:
             if on_action is not None:
                 on_action(choice, out)
             legal, version, status = out["legal_actions"], out["version"], out["status"]
+        return status, sent
+
+    def play_to_end(
+        self,
+        match_id: str,
+        max_actions: int = 100_000,
+        on_action: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
+    ) -> tuple[dict[str, Any], int]:
+        """Play random legal actions until the match ends; returns (the match, actions sent)."""
+        _status, sent = self.play(match_id, max_actions=max_actions, on_action=on_action)
         return dict(self.call("GET", f"/matches/{match_id}")), sent

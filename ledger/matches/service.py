@@ -240,6 +240,18 @@ def _usable_deck(db: Session, game: Game, deck_id: str, owner: str) -> DeckCommi
     return deck
 
 
+def _player_seat(match: Match, seat: int, deck: DeckCommitment) -> MatchSeat:
+    """Seat `seat` of `match`, taken by the owner of `deck` with that deck."""
+    return MatchSeat(
+        match_id=match.id,
+        seat=seat,
+        address=deck.owner,
+        deck_id=deck.id,
+        deck_hash=deck.deck_hash,
+        cards=dict(deck.cards),
+    )
+
+
 def create_match(
     db: Session,
     ctx: Context,
@@ -277,15 +289,7 @@ def create_match(
         turn_deadline=_deadline(ctx) if opponent == "bot" else None,
         created_at=now,
     )
-    seat0 = MatchSeat(
-        match_id=match.id,
-        seat=0,
-        address=creator,
-        deck_id=deck.id,
-        deck_hash=deck.deck_hash,
-        cards=dict(deck.cards),
-    )
-    rows: list[Any] = [match, seat0]
+    rows: list[Any] = [match, _player_seat(match, 0, deck)]
     if opponent == "bot":
         bot_deck = {k: int(v) for k, v in sorted(game.starter_decks[1].items())}
         bot_secret = secrets.token_bytes(32)
@@ -326,17 +330,7 @@ def join_match(db: Session, ctx: Context, match_id: str, address: str, deck_id: 
     ):
         raise Conflict("someone else took the seat first")
     try:
-        repo.add(
-            db,
-            MatchSeat(
-                match_id=match.id,
-                seat=1,
-                address=address,
-                deck_id=deck.id,
-                deck_hash=deck.deck_hash,
-                cards=dict(deck.cards),
-            ),
-        )
+        repo.add(db, _player_seat(match, 1, deck))
     except IntegrityError:
         raise Conflict("someone else took the seat first") from None
     db.refresh(match)
@@ -346,14 +340,30 @@ def join_match(db: Session, ctx: Context, match_id: str, address: str, deck_id: 
 # -- seed commit-reveal --------------------------------------------------------------------
 
 
-def commit_seed(db: Session, ctx: Context, match_id: str, address: str, commit: str) -> Match:
-    """Record the caller's seed commitment keccak256(secret)."""
+def _seat_while(
+    db: Session,
+    ctx: Context,
+    match_id: str,
+    address: str,
+    statuses: tuple[MatchStatus, ...],
+    otherwise: str,
+) -> tuple[Match, list[MatchSeat], MatchSeat]:
+    """The match, its seats and the caller's seat once the turn timeout is applied;
+    MatchNotActive (saying `otherwise`) unless the match's status is one of `statuses`."""
     match, seats = get_match(db, match_id)
     seat = seat_of(seats, address)
     if enforce_timeout(db, ctx, match, seats):
         raise MatchNotActive(f"the match was {match.status} ({match.end_reason})")
-    if match.status not in (MatchStatus.OPEN, MatchStatus.SEEDING):
-        raise MatchNotActive(f"the match is {match.status}; seeding is over")
+    if match.status not in statuses:
+        raise MatchNotActive(f"the match is {match.status}; {otherwise}")
+    return match, seats, seat
+
+
+def commit_seed(db: Session, ctx: Context, match_id: str, address: str, commit: str) -> Match:
+    """Record the caller's seed commitment keccak256(secret)."""
+    match, _seats, seat = _seat_while(
+        db, ctx, match_id, address, (MatchStatus.OPEN, MatchStatus.SEEDING), "seeding is over"
+    )
     bytes32(commit, "commit")
     if seat.seed_commit is not None:
         raise Conflict("you already committed a seed for this match")
@@ -365,12 +375,9 @@ def commit_seed(db: Session, ctx: Context, match_id: str, address: str, commit: 
 
 def reveal_seed(db: Session, ctx: Context, match_id: str, address: str, secret: str) -> Match:
     """Reveal the caller's secret (only after every seat committed); the last reveal starts the match."""
-    match, seats = get_match(db, match_id)
-    seat = seat_of(seats, address)
-    if enforce_timeout(db, ctx, match, seats):
-        raise MatchNotActive(f"the match was {match.status} ({match.end_reason})")
-    if match.status != MatchStatus.SEEDING:
-        raise MatchNotActive(f"the match is {match.status}; reveals happen while seeding")
+    match, seats, seat = _seat_while(
+        db, ctx, match_id, address, (MatchStatus.SEEDING,), "reveals happen while seeding"
+    )
     if len(seats) < 2 or any(s.seed_commit is None for s in seats):
         raise Conflict("reveal after every seat has committed", reason="awaiting-commitments")
     raw = bytes32(secret, "secret")

@@ -20,8 +20,8 @@ JSON (for ``eth_signTypedData_v4`` wallets and for auditors), and tests check bo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Protocol
 
 from eth_abi import encode
 from eth_hash.auto import keccak
@@ -73,12 +73,40 @@ OFFER_FIELDS: list[dict[str, str]] = [
 ]
 
 
-def _type_string(name: str, fields: list[dict[str, str]]) -> bytes:
-    return f"{name}({','.join(f['type'] + ' ' + f['name'] for f in fields)})".encode()
+def _type_string(name: str, struct_fields: list[dict[str, str]]) -> bytes:
+    return f"{name}({','.join(f['type'] + ' ' + f['name'] for f in struct_fields)})".encode()
 
 
 MATCH_RESULT_TYPEHASH = keccak(_type_string("MatchResult", MATCH_RESULT_FIELDS))
 OFFER_TYPEHASH = keccak(_type_string("Offer", OFFER_FIELDS))
+
+
+def _encoded_type(kind: str) -> str:
+    """How a field is ABI-encoded in hashStruct: strings and arrays by their hash."""
+    return "bytes32" if kind == "string" or kind.endswith("[]") else kind
+
+
+def _encoded_value(kind: str, value: Any) -> Any:
+    if kind == "string":
+        return keccak(value.encode())
+    if kind.endswith("[]"):  # arrays of uint256: keccak of the concatenated 32-byte words
+        return keccak(b"".join(int(x).to_bytes(32, "big") for x in value))
+    return value
+
+
+_ENCODED_TYPES: dict[int, list[str]] = {
+    id(struct_fields): ["bytes32", *(_encoded_type(f["type"]) for f in struct_fields)]
+    for struct_fields in (MATCH_RESULT_FIELDS, OFFER_FIELDS)
+}
+
+
+def hash_struct(
+    typehash: bytes, struct_fields: list[dict[str, str]], values: tuple[Any, ...]
+) -> bytes:
+    """EIP-712 hashStruct: keccak256(abi.encode(typeHash, encodeData(values))) for a struct of
+    atomic fields, strings and uint256 arrays, as the contracts compute it."""
+    data = [_encoded_value(f["type"], v) for f, v in zip(struct_fields, values, strict=True)]
+    return keccak(encode(_ENCODED_TYPES[id(struct_fields)], [typehash, *data]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +115,10 @@ class MatchResult:
 
     bytes32 fields accept bytes or 0x-hex; addresses any case; `winner` is ZERO_ADDRESS for a draw.
     """
+
+    PRIMARY_TYPE: ClassVar[str] = "MatchResult"
+    FIELDS: ClassVar[list[dict[str, str]]] = MATCH_RESULT_FIELDS
+    DOMAIN_NAME: ClassVar[str] = RESULT_DOMAIN_NAME
 
     match_id: bytes
     game: str
@@ -118,20 +150,7 @@ class MatchResult:
 
     def as_tuple(self) -> tuple[Any, ...]:
         """The struct as a tuple in field order (for web3 contract calls)."""
-        return (
-            self.match_id,
-            self.game,
-            self.ruleset_version,
-            self.player0,
-            self.player1,
-            self.deck0,
-            self.deck1,
-            self.seed_commitments,
-            self.transcript_hash,
-            self.final_state_hash,
-            self.winner,
-            self.ownership_block,
-        )
+        return tuple(getattr(self, f.name) for f in fields(self))
 
     def as_message(self) -> dict[str, Any]:
         """The struct as an EIP-712 message dict (camelCase keys, 0x-hex bytes32)."""
@@ -150,49 +169,20 @@ class MatchResult:
     def from_record(cls, record: Any) -> MatchResult:
         """Build from any object holding the struct's fields as attributes of the same names
         (a stored result row): the one way a stored result becomes the signed struct."""
-        return cls(*(getattr(record, name) for name in cls.__dataclass_fields__))
+        return cls(*(getattr(record, f.name) for f in fields(cls)))
 
     def struct_hash(self) -> bytes:
         """EIP-712 hashStruct(MatchResult)."""
-        return keccak(
-            encode(
-                [
-                    "bytes32",
-                    "bytes32",
-                    "bytes32",
-                    "bytes32",
-                    "address",
-                    "address",
-                    "bytes32",
-                    "bytes32",
-                    "bytes32",
-                    "bytes32",
-                    "bytes32",
-                    "address",
-                    "uint64",
-                ],
-                [
-                    MATCH_RESULT_TYPEHASH,
-                    self.match_id,
-                    keccak(self.game.encode()),
-                    keccak(self.ruleset_version.encode()),
-                    self.player0,
-                    self.player1,
-                    self.deck0,
-                    self.deck1,
-                    self.seed_commitments,
-                    self.transcript_hash,
-                    self.final_state_hash,
-                    self.winner,
-                    self.ownership_block,
-                ],
-            )
-        )
+        return hash_struct(MATCH_RESULT_TYPEHASH, MATCH_RESULT_FIELDS, self.as_tuple())
 
 
 @dataclass(frozen=True, slots=True)
 class Offer:
     """A CardExchange swap offer (EIP-712 struct `Offer`). `taker` ZERO_ADDRESS = anyone may fill."""
+
+    PRIMARY_TYPE: ClassVar[str] = "Offer"
+    FIELDS: ClassVar[list[dict[str, str]]] = OFFER_FIELDS
+    DOMAIN_NAME: ClassVar[str] = OFFER_DOMAIN_NAME
 
     maker: str
     given_ids: tuple[int, ...] = ()
@@ -230,38 +220,7 @@ class Offer:
 
     def struct_hash(self) -> bytes:
         """EIP-712 hashStruct(Offer)."""
-
-        def packed(xs: tuple[int, ...]) -> bytes:
-            return keccak(b"".join(x.to_bytes(32, "big") for x in xs))
-
-        return keccak(
-            encode(
-                [
-                    "bytes32",
-                    "address",
-                    "address",
-                    "bytes32",
-                    "bytes32",
-                    "bytes32",
-                    "bytes32",
-                    "uint256",
-                    "uint64",
-                    "uint256",
-                ],
-                [
-                    OFFER_TYPEHASH,
-                    self.maker,
-                    self.taker,
-                    packed(self.given_ids),
-                    packed(self.given_amounts),
-                    packed(self.asked_ids),
-                    packed(self.asked_amounts),
-                    self.asked_wei,
-                    self.expiry,
-                    self.nonce,
-                ],
-            )
-        )
+        return hash_struct(OFFER_TYPEHASH, OFFER_FIELDS, self.as_tuple())
 
 
 def domain(name: str, chain_id: int, verifying_contract: str) -> dict[str, Any]:
@@ -290,73 +249,54 @@ def domain_separator(name: str, chain_id: int, verifying_contract: str) -> bytes
     )
 
 
-def _digest(separator: bytes, struct_hash: bytes) -> bytes:
-    return keccak(b"\x19\x01" + separator + struct_hash)
+# ----------------------------------------------------------------------------- any struct
 
 
-# ----------------------------------------------------------------------------- match results
+class Struct(Protocol):
+    """What each signed struct (MatchResult, Offer) provides."""
+
+    PRIMARY_TYPE: ClassVar[str]
+    FIELDS: ClassVar[list[dict[str, str]]]
+    DOMAIN_NAME: ClassVar[str]
+
+    def as_message(self) -> dict[str, Any]:
+        """The struct as an EIP-712 message dict."""
+        ...
+
+    def struct_hash(self) -> bytes:
+        """EIP-712 hashStruct of the struct."""
+        ...
 
 
-def result_typed_data(result: MatchResult, chain_id: int, ledger_address: str) -> dict[str, Any]:
-    """The full EIP-712 typed data of a result (eth_signTypedData_v4 / bundle format)."""
+def typed_data(struct: Struct, chain_id: int, contract: str) -> dict[str, Any]:
+    """The full EIP-712 typed data of a struct for its contract (eth_signTypedData_v4, bundles)."""
     return {
-        "types": {"EIP712Domain": _DOMAIN_FIELDS, "MatchResult": MATCH_RESULT_FIELDS},
-        "primaryType": "MatchResult",
-        "domain": domain(RESULT_DOMAIN_NAME, chain_id, ledger_address),
-        "message": result.as_message(),
+        "types": {"EIP712Domain": _DOMAIN_FIELDS, struct.PRIMARY_TYPE: struct.FIELDS},
+        "primaryType": struct.PRIMARY_TYPE,
+        "domain": domain(struct.DOMAIN_NAME, chain_id, contract),
+        "message": struct.as_message(),
     }
 
 
-def result_digest(result: MatchResult, chain_id: int, ledger_address: str) -> bytes:
-    """The EIP-712 digest of a result: what is signed, and the Merkle leaf value."""
-    return _digest(
-        domain_separator(RESULT_DOMAIN_NAME, chain_id, ledger_address), result.struct_hash()
-    )
+def digest(struct: Struct, chain_id: int, contract: str) -> bytes:
+    """The EIP-712 digest of a struct: what is signed (and, for a result, the Merkle leaf value;
+    for an offer, CardExchange.offerDigest)."""
+    separator = domain_separator(struct.DOMAIN_NAME, chain_id, contract)
+    return keccak(b"\x19\x01" + separator + struct.struct_hash())
 
 
-def sign_result(
-    private_key: str | bytes, result: MatchResult, chain_id: int, ledger_address: str
-) -> bytes:
-    """Sign a result (EIP-712) with `private_key`; returns the 65-byte signature."""
-    return sign_digest(private_key, result_digest(result, chain_id, ledger_address))
+def sign(private_key: str | bytes, struct: Struct, chain_id: int, contract: str) -> bytes:
+    """Sign a struct (EIP-712) with `private_key`; returns the 65-byte signature."""
+    return sign_digest(private_key, digest(struct, chain_id, contract))
 
 
-def recover_result_signer(
-    result: MatchResult, signature: bytes | str, chain_id: int, ledger_address: str
-) -> str:
-    """The address that signed `result` (compare with the MatchLedger signer registry)."""
-    return recover_digest_signer(result_digest(result, chain_id, ledger_address), signature)
+def recover_signer(struct: Struct, signature: bytes | str, chain_id: int, contract: str) -> str:
+    """The address that signed `struct` (for a result, compare with MatchLedger's signers)."""
+    return recover_digest_signer(digest(struct, chain_id, contract), signature)
 
 
-# ----------------------------------------------------------------------------- offers
-
-
-def offer_typed_data(offer: Offer, chain_id: int, exchange_address: str) -> dict[str, Any]:
-    """The full EIP-712 typed data of an offer (for wallets)."""
-    return {
-        "types": {"EIP712Domain": _DOMAIN_FIELDS, "Offer": OFFER_FIELDS},
-        "primaryType": "Offer",
-        "domain": domain(OFFER_DOMAIN_NAME, chain_id, exchange_address),
-        "message": offer.as_message(),
-    }
-
-
-def offer_digest(offer: Offer, chain_id: int, exchange_address: str) -> bytes:
-    """The EIP-712 digest of an offer (CardExchange.offerDigest)."""
-    return _digest(
-        domain_separator(OFFER_DOMAIN_NAME, chain_id, exchange_address), offer.struct_hash()
-    )
-
-
-def sign_offer(
-    private_key: str | bytes, offer: Offer, chain_id: int, exchange_address: str
-) -> bytes:
-    """Sign an offer (EIP-712) with the maker's key; returns the 65-byte signature."""
-    return sign_digest(private_key, offer_digest(offer, chain_id, exchange_address))
-
-
-def recover_offer_signer(
-    offer: Offer, signature: bytes | str, chain_id: int, exchange_address: str
-) -> str:
-    """The address that signed `offer`."""
-    return recover_digest_signer(offer_digest(offer, chain_id, exchange_address), signature)
+#: the names each struct's users know them by: one implementation for both
+result_typed_data = offer_typed_data = typed_data
+result_digest = offer_digest = digest
+sign_result = sign_offer = sign
+recover_result_signer = recover_offer_signer = recover_signer

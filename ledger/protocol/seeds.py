@@ -16,27 +16,17 @@ def commit_of(secret: bytes) -> str:
     return to_hex(keccak(secret))
 
 
+def _hash_three(what: str, operator: str, player0: str, player1: str) -> bytes:
+    """keccak256 of the operator's, player 0's and player 1's bytes32 `what`, in that order."""
+    parts = (("operator", operator), ("player 0", player0), ("player 1", player1))
+    return keccak(b"".join(bytes32(value, f"{who}'s {what}") for who, value in parts))
+
+
 def derive_seed(operator_secret: str, secret0: str, secret1: str) -> int:
     """The engine seed: uint256(keccak256(operatorSecret ‖ secret0 ‖ secret1))."""
-    data = b"".join(
-        bytes32(s, name)
-        for s, name in (
-            (operator_secret, "operator secret"),
-            (secret0, "secret0"),
-            (secret1, "secret1"),
-        )
-    )
-    return int.from_bytes(keccak(data), "big")
+    return int.from_bytes(_hash_three("secret", operator_secret, secret0, secret1), "big")
 
 
 def seed_commitments(operator_commit: str, commit0: str, commit1: str) -> bytes:
     """keccak256(abi.encode(operatorCommit, player0Commit, player1Commit))."""
-    data = b"".join(
-        bytes32(c, name)
-        for c, name in (
-            (operator_commit, "operator commit"),
-            (commit0, "commit0"),
-            (commit1, "commit1"),
-        )
-    )
-    return keccak(data)
+    return _hash_three("commit", operator_commit, commit0, commit1)

@@ -9,7 +9,7 @@ from engine import get_game
 from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from tests.api.conftest import PLAYER_KEYS, mint
-from tests.api.helpers import register_deck, sign_in
+from tests.api.helpers import Player, register_deck, sign_in
 
 pytestmark = pytest.mark.chain
 GAME = "metamasters"
@@ -19,12 +19,20 @@ def _needs(game: str, deck: dict[str, int]) -> dict[tuple[str, str], int]:
     return {(game, c): n for c, n in get_game(game).required_tokens(deck).items()}
 
 
-def test_deck_commitment_records_the_pinned_block(
+def _holder(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment
-) -> None:
+) -> tuple[Player, dict[str, int]]:
+    """A signed-in player who holds the cards of the first starter deck, and that deck."""
     player = sign_in(client, PLAYER_KEYS[0])
     deck = dict(get_game(GAME).starter_decks[0])
     mint(anvil, deployment, {player.address: _needs(GAME, deck)})
+    return player, deck
+
+
+def test_deck_commitment_records_the_pinned_block(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    player, deck = _holder(client, anvil, deployment)
     commitment = register_deck(player, GAME, deck)
     block = anvil.w3.eth.get_block(commitment["block_number"])
     assert commitment["block_hash"] == block["hash"].to_0x_hex()
@@ -82,9 +90,7 @@ def test_unknown_game_and_malformed_decks(client: httpx.Client) -> None:
 def test_same_copies_cannot_be_in_two_live_matches(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment
 ) -> None:
-    player = sign_in(client, PLAYER_KEYS[0])
-    deck = dict(get_game(GAME).starter_decks[0])
-    mint(anvil, deployment, {player.address: _needs(GAME, deck)})
+    player, deck = _holder(client, anvil, deployment)
     first = register_deck(player, GAME, deck)
     second = register_deck(player, GAME, deck)  # not in a match yet: allowed
     assert player.post("/matches", {"game": GAME, "deck_id": first["id"]}).status_code == 201

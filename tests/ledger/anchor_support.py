@@ -96,11 +96,17 @@ def _row(model: type[Any], **values: Any) -> dict[str, Any]:
     return row  # type: ignore[no-any-return]
 
 
+def _ensure_wallets(conn: Any, addresses: list[str]) -> None:
+    """Wallet rows for the addresses that have none yet."""
+    for address in addresses:
+        if conn.execute(select(Wallet.address).where(Wallet.address == address)).first() is None:  # type: ignore[arg-type]
+            conn.execute(insert(Wallet), [_row(Wallet, address=address)])
+
+
 def insert_results(engine: Engine, rows: list[dict[str, Any]]) -> list[int]:
     """Insert result rows (with their matches and outbox rows) in one transaction."""
     with engine.begin() as conn:
-        if conn.execute(select(Wallet.address).where(Wallet.address == PLAYER0)).first() is None:  # type: ignore[arg-type]
-            conn.execute(insert(Wallet), [_row(Wallet, address=PLAYER0)])
+        _ensure_wallets(conn, [PLAYER0])
         conn.execute(
             insert(Match),
             [
@@ -213,9 +219,7 @@ def store_played_match(
     digest = eip712.result_digest(struct, deployment.chain_id, deployment.match_ledger)
     m = struct.as_message()
     with engine.begin() as conn:
-        for p in players:
-            if conn.execute(select(Wallet.address).where(Wallet.address == p)).first() is None:  # type: ignore[arg-type]
-                conn.execute(insert(Wallet), [_row(Wallet, address=p)])
+        _ensure_wallets(conn, list(players))
         conn.execute(
             insert(Match),
             [

@@ -11,7 +11,7 @@ from ledger.db import create_all, make_engine
 
 
 @pytest.fixture
-def db_engine(database_url: str) -> Iterator[Engine]:
+def engine(database_url: str) -> Iterator[Engine]:
     """An engine on a fresh database (SQLite, then PostgreSQL) with every table created."""
     engine = make_engine(database_url)
     create_all(engine)

@@ -29,15 +29,6 @@ from tests.ledger.anchor_support import ANCHORER_KEY, add_results, deploy
 pytestmark = pytest.mark.chain
 
 
-@pytest.fixture
-def engine(database_url: str) -> Iterator[Engine]:
-    """A fresh database with every table."""
-    engine = make_engine(database_url)
-    create_all(engine)
-    yield engine
-    engine.dispose()
-
-
 def make_anchorer(
     engine: Engine, anvil: AnvilNode, deployment: Deployment, **config: object
 ) -> Anchorer:

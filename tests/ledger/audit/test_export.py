@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from sqlalchemy import Engine
 
@@ -12,22 +10,13 @@ from ledger.audit.export import export_bundle
 from ledger.audit.verify import verify_bundle
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
-from ledger.db import create_all, make_engine, unit_of_work
+from ledger.db import unit_of_work
 from ledger.devstack.anvil import AnvilNode
 from ledger.errors import Conflict, NotFound
 from ledger.protocol.bundle import BUNDLE_FORMAT
 from tests.ledger.anchor_support import ANCHORER_KEY, store_played_match
 
 pytestmark = pytest.mark.chain
-
-
-@pytest.fixture
-def engine(database_url: str) -> Iterator[Engine]:
-    """A fresh database with every table."""
-    engine = make_engine(database_url)
-    create_all(engine)
-    yield engine
-    engine.dispose()
 
 
 def test_bundle_only_once_confirmed_and_then_self_contained(

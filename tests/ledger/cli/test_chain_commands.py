@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -87,3 +88,19 @@ def test_dev_keys_are_refused_on_a_foreign_chain_id(
         proc.wait()
     assert result.returncode == 2
     assert "chain id 5 is not a local Anvil chain" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["chain", "start"], ["doctor"]])
+def test_without_node_the_cli_says_what_to_install(command: list[str], tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
+    env["PATH"] = str(Path(sys.executable).parent)  # the venv only: no node, no npm
+    env["METALEDGER_DATA_DIR"] = str(tmp_path)
+    result = _cli(env, *command, check=False)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr + result.stdout
+    if command == ["chain", "start"]:
+        assert result.stderr.strip() == (
+            "error: Node.js is not installed: install Node.js 20 and npm, then run `make install`"
+        )
+    else:
+        assert "install Node.js 20" in result.stdout

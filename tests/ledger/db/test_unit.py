@@ -4,28 +4,17 @@ refusal that keeps its change only when asked, and hooks that run only after a c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select
 from sqlmodel import Session
 
-from ledger.db import after_commit, create_all, make_engine, run_unit, unit_of_work
+from ledger.db import after_commit, make_engine, run_unit, unit_of_work
 from ledger.db.migrations import require_latest, upgrade
 from ledger.db.models import Wallet, utcnow
 from ledger.db.unit import keep_on_refusal
 from ledger.errors import ConfigurationError, Conflict, NotFound, ServiceUnavailable
-
-
-@pytest.fixture
-def engine(database_url: str) -> Iterator[Engine]:
-    engine = make_engine(database_url)
-    create_all(engine)
-    try:
-        yield engine
-    finally:
-        engine.dispose()
 
 
 def _add(db: Session, address: str) -> None:

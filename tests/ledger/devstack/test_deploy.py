@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from eth_account import Account
 
 from ledger.chain.deployment import Deployment
@@ -83,29 +82,3 @@ def test_demo_holdings_cover_every_games_starter_decks() -> None:
         for deck in game.starter_decks:
             for card in game.required_tokens(deck):
                 assert any(tid == token_id(name, card) for tid, _ in both), (name, card)
-
-
-@pytest.mark.parametrize("command", [["chain", "start"], ["doctor"]])
-def test_without_node_the_cli_says_what_to_install(command: list[str], tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
-    env["PATH"] = str(Path(sys.executable).parent)  # the venv only: no node, no npm
-    env["METALEDGER_DATA_DIR"] = str(tmp_path)
-    result = subprocess.run(
-        [sys.executable, "-m", "ledger.cli", *command],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode != 0
-    assert "Traceback" not in result.stderr + result.stdout
-    if command == ["chain", "start"]:
-        assert result.stderr.strip() == (
-            "error: Node.js is not installed: install Node.js 20 and npm, then run `make install`"
-        )
-    else:
-        assert "install Node.js 20" in result.stdout

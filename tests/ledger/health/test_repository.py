@@ -14,18 +14,18 @@ from ledger.health import repository as repo
 from ledger.health.schedulerlock import PidLock
 
 
-def test_heartbeats_count_live_workers_until_forgotten(db_engine: Engine) -> None:
-    assert run_unit(db_engine, lambda db: repo.live_workers(db, 15)) == repo.LiveWorkers(0, None)
-    run_unit(db_engine, lambda db: repo.record_heartbeat(db, "celery@a", 101))
-    run_unit(db_engine, lambda db: repo.record_heartbeat(db, "celery@b", 102))
-    run_unit(db_engine, lambda db: repo.record_heartbeat(db, "celery@a", 101))  # an upsert
-    live = run_unit(db_engine, lambda db: repo.live_workers(db, 15))
+def test_heartbeats_count_live_workers_until_forgotten(engine: Engine) -> None:
+    assert run_unit(engine, lambda db: repo.live_workers(db, 15)) == repo.LiveWorkers(0, None)
+    run_unit(engine, lambda db: repo.record_heartbeat(db, "celery@a", 101))
+    run_unit(engine, lambda db: repo.record_heartbeat(db, "celery@b", 102))
+    run_unit(engine, lambda db: repo.record_heartbeat(db, "celery@a", 101))  # an upsert
+    live = run_unit(engine, lambda db: repo.live_workers(db, 15))
     assert live.count == 2 and live.newest_age_seconds is not None
     assert live.newest_age_seconds < 5
-    assert run_unit(db_engine, lambda db: repo.heartbeat_pid(db, 102))
-    run_unit(db_engine, lambda db: repo.forget_heartbeat(db, "celery@b"))
-    assert not run_unit(db_engine, lambda db: repo.heartbeat_pid(db, 102))
-    assert run_unit(db_engine, lambda db: repo.live_workers(db, 15)).count == 1
+    assert run_unit(engine, lambda db: repo.heartbeat_pid(db, 102))
+    run_unit(engine, lambda db: repo.forget_heartbeat(db, "celery@b"))
+    assert not run_unit(engine, lambda db: repo.heartbeat_pid(db, 102))
+    assert run_unit(engine, lambda db: repo.live_workers(db, 15)).count == 1
 
 
 def test_the_lock_names_its_holder_and_is_free_once_the_holder_dies(tmp_path: Path) -> None:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from eth_account import Account
 from sqlalchemy import Engine, func, select
 
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
-from ledger.db import create_all, make_engine, unit_of_work
+from ledger.db import unit_of_work
 from ledger.db.models.indexing import IndexerCursor, TokenBalance, TokenTransfer
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.deploy import contract, seed_demo
@@ -25,15 +23,6 @@ PUBLISHER = ANVIL_DEV_KEYS[0]
 ALICE_KEY, BOB_KEY = ANVIL_DEV_KEYS[5], ANVIL_DEV_KEYS[6]
 ALICE, BOB = Account.from_key(ALICE_KEY).address, Account.from_key(BOB_KEY).address
 CARDS = [token_id("metax", c) for c in ("U92-JL", "A1", "B2")]
-
-
-@pytest.fixture
-def engine(database_url: str) -> Iterator[Engine]:
-    """A fresh database with every table."""
-    engine = make_engine(database_url)
-    create_all(engine)
-    yield engine
-    engine.dispose()
 
 
 def transfer(

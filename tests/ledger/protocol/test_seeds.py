@@ -31,5 +31,5 @@ def test_seed_commitments_is_keccak_of_abi_encode() -> None:
 
 
 def test_a_short_secret_is_refused_by_name() -> None:
-    with pytest.raises(InvalidInput, match="secret1 must be 32 bytes"):
+    with pytest.raises(InvalidInput, match="player 1's secret must be 32 bytes"):
         derive_seed("0x" + "11" * 32, "0x" + "22" * 32, "0x" + "33" * 31)

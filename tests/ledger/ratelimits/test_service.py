@@ -18,12 +18,12 @@ def _count(engine: Engine, address: str, now: float) -> int:
     )
 
 
-def test_requests_are_counted_per_address_and_window(db_engine: Engine) -> None:
+def test_requests_are_counted_per_address_and_window(engine: Engine) -> None:
     start = 1_800_000_000.0 // 60 * 60
-    assert [_count(db_engine, "1.2.3.4", start + i) for i in range(3)] == [1, 2, 3]
-    assert _count(db_engine, "5.6.7.8", start + 3) == 1
+    assert [_count(engine, "1.2.3.4", start + i) for i in range(3)] == [1, 2, 3]
+    assert _count(engine, "5.6.7.8", start + 3) == 1
     with pytest.raises(RateLimited) as refused:
-        _count(db_engine, "1.2.3.4", start + 10)
+        _count(engine, "1.2.3.4", start + 10)
     assert refused.value.retry_after == 50
     assert refused.value.extra["setting"] == "METALEDGER_SIGN_IN_RATE_LIMIT"
-    assert _count(db_engine, "1.2.3.4", start + 60) == 1  # a new window
+    assert _count(engine, "1.2.3.4", start + 60) == 1  # a new window
