@@ -43,7 +43,7 @@ def test_opponent_sees_no_hidden_card() -> None:
     opp = obs["players"][1]
     assert opp["hand_count"] == 2 and opp["deck"] == 2 and "hand" not in opp
     assert opp["actors"][0] == {
-        "iid": opp["actors"][0]["iid"],
+        "id": "1.actor.0",  # a place, never the instance id
         "face_up": False,
         "position": "defense",
         "links": [],
@@ -53,7 +53,7 @@ def test_opponent_sees_no_hidden_card() -> None:
         2 + 1,
         6 + 3,
     )  # Bull Market, Firewall
-    assert opp["specials"][0] == {"iid": opp["specials"][0]["iid"], "face_up": False}
+    assert opp["specials"][0] == {"id": "1.special.0", "face_up": False}
     assert opp["specials"][1]["card"] == "MM-S10"
     assert opp["tokens"] == ["MM-T02", "MM-T03"] and opp["trash"] == ["MM-A05"]
 

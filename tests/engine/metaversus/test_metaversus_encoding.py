@@ -39,7 +39,7 @@ def test_observation_hides_setup_secrets() -> None:
     assert isinstance(s, WishState)
     obs = s.observation(1)
     assert obs["selection_hand"] == sorted(C.ids[k] for k in s.sel[1])
-    assert obs["opponent_selection_hand_size"] == 5 and "bans" in obs and obs["bans"] is None
+    assert obs["selection_hand_sizes"][0] == 5 and "bans" in obs and obs["bans"] is None
     s.apply(Action("noban"))
     assert s.observation(1)["bans"] is None
     s.apply(Action("noban"))

@@ -1,0 +1,64 @@
+"""What a WISH duelist cannot see, re-dealt (`determinize`): the states the greedy bot looks
+ahead on, and the second state of the hidden-information tests."""
+
+from __future__ import annotations
+
+from engine.core.prng import Prng
+from engine.core.state import GameState
+from engine.metaversus.cards import CARDS
+from engine.metaversus.encoding import WishState
+from engine.metaversus.state import P_BAN, SETUP
+
+
+def determinize(state: GameState, viewer: int, prng: Prng) -> WishState:
+    """A state `viewer` cannot tell from `state` (the same observation and legal moves) in
+    which everything hidden from them is dealt anew from `prng`.
+
+    The sample depends only on what the viewer may know and on `prng`: its own deck is
+    shuffled; the opponent's hand and deck are dealt anew from the cards they hold together
+    (public: every card they hold came in the open, though the observation does not list
+    them); the character piles and the neutral pile are shuffled; a setup choice of the
+    opponent not yet shown (their selection hand before the hands are passed, their ban,
+    their character, their Market picks) is made anew; the PRNG is reseeded, so draws and
+    shuffles to come are not the match's.
+    """
+    assert isinstance(state, WishState)
+    s = state.clone()
+    me, opp = viewer, 1 - viewer
+    # each pile sorted first: the sample depends on what the viewer knows, never on the
+    # real order
+    s.deck[me] = _dealt(s.deck[me], prng)
+    pool = _dealt(s.hand[opp] + s.deck[opp], prng)
+    held = len(s.hand[opp])
+    s.hand[opp], s.deck[opp] = pool[:held], pool[held:]
+    s.pile = [_dealt(s.pile[0], prng), _dealt(s.pile[1], prng)]
+    s.neutral = _dealt(s.neutral, prng)
+    if s.phase == SETUP:
+        _redeal_setup(s, opp, prng)
+    s.rng = Prng(prng.next_u64())
+    return s
+
+
+def _dealt(cards: list[int], prng: Prng) -> list[int]:
+    """The cards in an order drawn from `prng` alone."""
+    out = sorted(cards)
+    prng.shuffle(out)
+    return out
+
+
+def _redeal_setup(s: WishState, opp: int, prng: Prng) -> None:
+    """Make anew the setup choices of `opp` that the other duelist has not seen."""
+    below = prng.below
+    if s.stack and isinstance(s.stack[-1], list) and s.stack[-1][0] == P_BAN:  # hands not passed yet
+        packs = CARDS.packs
+        s.sel[opp] = [packs[below(len(packs))] for _ in s.sel[opp]]
+        if s.bans[opp] != -2:
+            hand = s.sel[opp]
+            bans = [-1, *(k for k in sorted(set(hand)) if any(x != k for x in hand))]
+            s.bans[opp] = bans[below(len(bans))]
+    if s.chosen[opp] >= 0 and s.char[opp] < 0:
+        s.chosen[opp] = s.sel[opp][below(len(s.sel[opp]))]
+    if s.char[opp] >= 0 and s.picks[opp]:
+        market = list(CARDS.pack_market[s.char[opp]])
+        prng.shuffle(market)
+        s.picks[opp] = market[: len(s.picks[opp])]
