@@ -42,10 +42,10 @@ class RandomBot:
 
 
 class GreedyBot:
-    """One-ply lookahead on what its player may know: each legal action is applied to a few
-    determinized samples of the state (`Game.determinize`: the opponent's hidden cards, deck
-    orders and the PRNG dealt anew), never to the real state, and scored by `Game.heuristic`
-    averaged over the samples.
+    """One-ply lookahead on what its player may know: each legal move (in its player's ids,
+    `legal_moves`) is applied to a few determinized samples of the state (`Game.determinize`:
+    the opponent's hidden cards, deck orders and the PRNG dealt anew), never to the real
+    state, and scored by `Game.heuristic` averaged over the samples.
 
     A win scores +inf, a loss -inf; ties go to the first action in `legal_actions()` order.
     The samples come from the bot's own `Prng(seed)`, so a bot's decisions are deterministic
@@ -72,11 +72,12 @@ class GreedyBot:
         worlds = [determinize(state, me, self.prng) for _ in range(self.samples)]
         best = actions[0]
         best_score = -_WIN * 2 * self.samples
-        for action in actions:
+        for action, move in zip(actions, state.legal_moves(me), strict=True):
             score = 0.0
             for world in worlds:
+                # the move as its player names it: a sample deals the hidden instances anew
                 child = world.clone()
-                child.apply(action)
+                child.apply(world.resolve(move["action"], me))
                 if child.is_over:
                     w = child.winner
                     score += _WIN if w == me else (-_WIN if w is not None else 0.0)

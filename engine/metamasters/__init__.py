@@ -2,8 +2,8 @@
 
 from engine.core.game import Game, register
 from engine.metamasters.cards import CATALOGUE
-from engine.metamasters.encoding import MetaMastersState
 from engine.metamasters.determinize import determinize
+from engine.metamasters.encoding import MetaMastersState
 from engine.metamasters.heuristic import heuristic
 from engine.metamasters.position import from_position, scenario_view
 from engine.metamasters.setup import (

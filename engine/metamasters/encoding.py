@@ -29,7 +29,17 @@ from engine.metamasters.state import (
 #: for each action kind, the positions of its arguments that name a card (all of them)
 _CARD_ARGS: dict[str, tuple[int, ...]] = {
     kind: (0, 1)
-    for kind in ("play", "set", "link", "activate", "flip", "position", "attack", "direct", "target")
+    for kind in (
+        "play",
+        "set",
+        "link",
+        "activate",
+        "flip",
+        "position",
+        "attack",
+        "direct",
+        "target",
+    )
 }
 #: the public piles: zone -> its name in a place id, and that name -> the per-player list
 _PILES = {Z_TRASH: "trash", Z_EXILE: "exile", Z_TOKEN: "token"}
@@ -315,7 +325,7 @@ class MetaMastersState(MetaMastersRules):
         z = self.zone[iid]
         if self.owner[iid] == viewer or z in _PILES or z == Z_LINK:
             return True
-        return (z == Z_ACTOR or z == Z_SPECIAL) and bool(self.faceup[iid])
+        return z in (Z_ACTOR, Z_SPECIAL) and bool(self.faceup[iid])
 
     def project(self, action: Action, viewer: Viewer) -> dict[str, Any]:
         """The log entry of `action` for `viewer`: every argument as the viewer's id (null for a
@@ -429,7 +439,10 @@ class MetaMastersState(MetaMastersRules):
         def special(i: int, q: int, s: int) -> dict[str, Any] | None:
             if i < 0:
                 return None
-            view: dict[str, Any] = {"id": ident(i, q, "special", s), "face_up": bool(self.faceup[i])}
+            view: dict[str, Any] = {
+                "id": ident(i, q, "special", s),
+                "face_up": bool(self.faceup[i]),
+            }
             if self.faceup[i] or q == viewer:
                 view["card"] = CARDS[cid[i]].id
             return view

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from engine.core.game import Game, register
 from engine.metaversus.cards import CARDS, CATALOGUE, DIFFICULTIES
-from engine.metaversus.encoding import WishState
 from engine.metaversus.determinize import determinize
+from engine.metaversus.encoding import WishState
 from engine.metaversus.heuristic import heuristic
 from engine.metaversus.position import from_position, scenario_view
 from engine.metaversus.setup import (

@@ -49,7 +49,9 @@ def _dealt(cards: list[int], prng: Prng) -> list[int]:
 def _redeal_setup(s: WishState, opp: int, prng: Prng) -> None:
     """Make anew the setup choices of `opp` that the other duelist has not seen."""
     below = prng.below
-    if s.stack and isinstance(s.stack[-1], list) and s.stack[-1][0] == P_BAN:  # hands not passed yet
+    if (
+        s.stack and isinstance(s.stack[-1], list) and s.stack[-1][0] == P_BAN
+    ):  # hands not passed yet
         packs = CARDS.packs
         s.sel[opp] = [packs[below(len(packs))] for _ in s.sel[opp]]
         if s.bans[opp] != -2:

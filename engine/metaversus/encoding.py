@@ -225,7 +225,7 @@ class WishState(WishRules):
             if top[1] == viewer:
                 prompt["args"] = top[2:]
         both_banned = self.bans[0] != -2 and self.bans[1] != -2
-        mine = viewer is not None
+        me = -1 if viewer is None else viewer
         return {
             "game": self.game,
             "player": viewer,
@@ -250,7 +250,7 @@ class WishState(WishRules):
             "buys": self.buys,
             "bought": bool(self.bought),
             "combat_damage": self.pool,
-            "hand": sorted(ids[c] for c in self.hand[viewer]) if mine else None,
+            "hand": sorted(ids[c] for c in self.hand[me]) if me >= 0 else None,
             "hand_sizes": [len(self.hand[0]), len(self.hand[1])],
             "deck_sizes": [len(self.deck[0]), len(self.deck[1])],
             "discards": [[ids[c] for c in self.disc[p]] for p in (0, 1)],
@@ -260,10 +260,10 @@ class WishState(WishRules):
             "neutral_pile_size": len(self.neutral),
             "market": self.market_view(),
             "prompt": prompt,
-            "selection_hand": sorted(ids[k] for k in self.sel[viewer]) if mine else None,
+            "selection_hand": sorted(ids[k] for k in self.sel[me]) if me >= 0 else None,
             "selection_hand_sizes": [len(self.sel[0]), len(self.sel[1])],
             "bans": [ids[b] if b >= 0 else None for b in self.bans] if both_banned else None,
-            "my_picks": [ids[c] for c in self.picks[viewer]] if mine else None,
+            "my_picks": [ids[c] for c in self.picks[me]] if me >= 0 else None,
         }
 
     def project(self, action: Action, viewer: Viewer) -> dict[str, Any]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from engine.core.game import Game, register
 from engine.metax.cards import CATALOGUE
-from engine.metax.encoding import MetaXState
 from engine.metax.determinize import determinize
+from engine.metax.encoding import MetaXState
 from engine.metax.heuristic import heuristic
 from engine.metax.position import from_position, scenario_view
 from engine.metax.setup import STARTER_DECKS, check_deck, new_match, required_tokens

@@ -22,8 +22,9 @@ def determinize(state: GameState, viewer: int, prng: Prng) -> MetaXState:
     The sample depends only on what the viewer may know and on `prng` (never on how the hidden
     cards really lie): the viewer's own unseen cards (its deck and its cards in the opponent's VP pile, which no
     one may look at) are shuffled among those places, or only the deck while the viewer is
-    choosing from it (a search shows its contents); each unseen card of the opponent (hand,
-    deck, its cards in the viewer's VP pile) is drawn anew from the catalogue; the PRNG is
+    choosing from it (a search shows its contents); the opponent's unseen instances (hand,
+    deck, its cards in the viewer's VP pile) are dealt to those places anew, each with a card
+    drawn from the catalogue; the PRNG is
     reseeded, so draws and shuffles to come are not the match's.
     """
     assert isinstance(state, MetaXState)
@@ -41,10 +42,17 @@ def determinize(state: GameState, viewer: int, prng: Prng) -> MetaXState:
         s.vps[opp] = pool[len(deck) :]
     cards = s.cards[:]
     n = len(_PRIOR)
-    # drawn place by place (hand, deck, VP pile, each in zone order): which instance sits where
-    # is as hidden as the card, so only the places count
-    for i in (*s.hands[opp], *s.decks[opp], *s.vps[me]):
-        cards[i] = _PRIOR[prng.below(n)]
+    # which instance sits where is as hidden as the card: the opponent's unseen instances are
+    # dealt to the unseen places anew, each with a card drawn for its place
+    unseen = (s.hands[opp], s.decks[opp], s.vps[me])
+    ids = sorted(i for zone in unseen for i in zone)
+    prng.shuffle(ids)
+    k = 0
+    for zone in unseen:
+        for j in range(len(zone)):
+            i = zone[j] = ids[k]
+            cards[i] = _PRIOR[prng.below(n)]
+            k += 1
     s.cards = cards
     s.static = static_string(cards, s.owner)
     s.prng = Prng(prng.next_u64())

@@ -472,7 +472,7 @@ def _choose(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
     if iid == -1:
         if not step.optional:
             raise illegal("choice.required", "this choice cannot be declined")
-    elif not step.accepts(st, frame, iid):
+    elif iid < 0 or not step.accepts(st, frame, iid):
         raise illegal("choice.invalid", "that card is not one of the choices")
     stack = st.stack
     stack.pop()
