@@ -4,6 +4,7 @@ ahead on, and the second state of the hidden-information tests."""
 from __future__ import annotations
 
 from engine.core.prng import Prng
+from engine.core.sampling import dealt, picks
 from engine.core.state import GameState
 from engine.metaversus.cards import CARDS
 from engine.metaversus.encoding import WishState
@@ -25,25 +26,16 @@ def determinize(state: GameState, viewer: int, prng: Prng) -> WishState:
     assert isinstance(state, WishState)
     s = state.clone()
     me, opp = viewer, 1 - viewer
-    # each pile sorted first: the sample depends on what the viewer knows, never on the
-    # real order
-    s.deck[me] = _dealt(s.deck[me], prng)
-    pool = _dealt(s.hand[opp] + s.deck[opp], prng)
+    s.deck[me] = dealt(s.deck[me], prng)
+    pool = dealt(s.hand[opp] + s.deck[opp], prng)
     held = len(s.hand[opp])
     s.hand[opp], s.deck[opp] = pool[:held], pool[held:]
-    s.pile = [_dealt(s.pile[0], prng), _dealt(s.pile[1], prng)]
-    s.neutral = _dealt(s.neutral, prng)
+    s.pile = [dealt(s.pile[0], prng), dealt(s.pile[1], prng)]
+    s.neutral = dealt(s.neutral, prng)
     if s.phase == SETUP:
         _redeal_setup(s, opp, prng)
     s.rng = Prng(prng.next_u64())
     return s
-
-
-def _dealt(cards: list[int], prng: Prng) -> list[int]:
-    """The cards in an order drawn from `prng` alone."""
-    out = sorted(cards)
-    prng.shuffle(out)
-    return out
 
 
 def _redeal_setup(s: WishState, opp: int, prng: Prng) -> None:
@@ -52,8 +44,7 @@ def _redeal_setup(s: WishState, opp: int, prng: Prng) -> None:
     if (
         s.stack and isinstance(s.stack[-1], list) and s.stack[-1][0] == P_BAN
     ):  # hands not passed yet
-        packs = CARDS.packs
-        s.sel[opp] = [packs[below(len(packs))] for _ in s.sel[opp]]
+        s.sel[opp] = picks(prng, CARDS.packs, len(s.sel[opp]))
         if s.bans[opp] != -2:
             hand = s.sel[opp]
             bans = [-1, *(k for k in sorted(set(hand)) if any(x != k for x in hand))]
@@ -61,6 +52,4 @@ def _redeal_setup(s: WishState, opp: int, prng: Prng) -> None:
     if s.chosen[opp] >= 0 and s.char[opp] < 0:
         s.chosen[opp] = s.sel[opp][below(len(s.sel[opp]))]
     if s.char[opp] >= 0 and s.picks[opp]:
-        market = list(CARDS.pack_market[s.char[opp]])
-        prng.shuffle(market)
-        s.picks[opp] = market[: len(s.picks[opp])]
+        s.picks[opp] = dealt(CARDS.pack_market[s.char[opp]], prng)[: len(s.picks[opp])]

@@ -4,6 +4,7 @@ ahead on, and the second state of the hidden-information tests."""
 from __future__ import annotations
 
 from engine.core.prng import Prng
+from engine.core.sampling import dealt, picks
 from engine.core.state import GameState
 from engine.metax.cards import CARDS
 from engine.metax.effects import DECK, MoveChoice
@@ -31,28 +32,23 @@ def determinize(state: GameState, viewer: int, prng: Prng) -> MetaXState:
     s = state.clone()
     me, opp = viewer, 1 - viewer
     deck = s.decks[me]
-    # sorted first: the sample depends on what the viewer knows, never on the real order
     if _choosing_from_deck(s, me):
-        deck.sort()
-        prng.shuffle(deck)
+        s.decks[me] = dealt(deck, prng)
     else:
-        pool = sorted(deck + s.vps[opp])
-        prng.shuffle(pool)
+        pool = dealt(deck + s.vps[opp], prng)
         s.decks[me] = pool[: len(deck)]
         s.vps[opp] = pool[len(deck) :]
-    cards = s.cards[:]
-    n = len(_PRIOR)
     # which instance sits where is as hidden as the card: the opponent's unseen instances are
     # dealt to the unseen places anew, each with a card drawn for its place
     unseen = (s.hands[opp], s.decks[opp], s.vps[me])
-    ids = sorted(i for zone in unseen for i in zone)
-    prng.shuffle(ids)
+    ids = dealt([i for zone in unseen for i in zone], prng)
+    cards = s.cards[:]
+    for i, card in zip(ids, picks(prng, _PRIOR, len(ids)), strict=True):
+        cards[i] = card
     k = 0
     for zone in unseen:
-        for j in range(len(zone)):
-            i = zone[j] = ids[k]
-            cards[i] = _PRIOR[prng.below(n)]
-            k += 1
+        zone[:] = ids[k : k + len(zone)]
+        k += len(zone)
     s.cards = cards
     s.static = static_string(cards, s.owner)
     s.prng = Prng(prng.next_u64())

@@ -363,7 +363,12 @@ def _at(zone: list[int], k: int) -> int:
 def static_string(cards: list[int], owner: list[int]) -> str:
     """The per-match static tables (`MetaXBoard.static`): `cards` and `owner` as "cid.owner"
     pairs joined by commas (-1 for an unused id)."""
-    return ",".join(f"{c}.{o}" for c, o in zip(cards, owner, strict=True))
+    pair = _PAIRS
+    return ",".join([pair[c][o] for c, o in zip(cards, owner, strict=True)])
+
+
+#: card number (-1: an unused id, the last row) -> owner -> "cid.owner", built once
+_PAIRS = [[f"{c}.0", f"{c}.1"] for c in (*range(len(MP)), -1)]
 
 
 def _parse_static(text: str) -> tuple[list[int], list[int]]:
