@@ -12,7 +12,7 @@ zones changes id, and a pile renumbers the cards above one that leaves it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.core.actions import Action
@@ -54,16 +54,18 @@ def parse_place(text: str) -> Place | None:
 def resolve_move(
     game: str,
     move: Any,
-    card_args: Mapping[str, tuple[int, ...]],
-    own: Callable[[int], bool],
-    card_at: Callable[[Place], int],
+    viewer: int,
+    card_args: Mapping[str, tuple[int, ...]] | None = None,
+    owner: Sequence[int] = (),
+    card_at: Callable[[Place], int] | None = None,
 ) -> Action:
-    """The action a viewer means by `move`, `[kind, *args]` in the viewer's ids.
+    """The action `viewer` means by `move`, `[kind, *args]` in the viewer's ids.
 
     `card_args[kind]` lists the argument positions that name a card: there an int must be one
-    of the viewer's own instance ids (`own`) or negative (a literal, e.g. -1 to decline) and a
-    string a place where the viewer sees a card (`card_at` gives its instance id, -1 for none).
-    Every other argument is an int. Raises IllegalAction (`<game>.move.malformed`,
+    of the viewer's own instance ids (`owner[i] == viewer`) or negative (a literal, e.g. -1 to
+    decline) and a string a place where the viewer sees a card (`card_at` gives its instance
+    id, -1 for none). Every other argument is an int (a game without instances, like WISH,
+    gives no `card_args`). Raises IllegalAction (`<game>.move.malformed`,
     `<game>.move.unknown-card`) with messages that depend only on what the viewer sees.
     """
     if not isinstance(move, list | tuple) or not move or type(move[0]) is not str:
@@ -75,14 +77,14 @@ def resolve_move(
             f"{game}.move.malformed",
             f"a move's kind has at most {MAX_KIND} characters and it takes at most {MAX_ARGS} arguments",
         )
-    cards = card_args.get(kind, ())
+    cards = card_args.get(kind, ()) if card_args else ()
     args: list[int] = []
     for i, arg in enumerate(raw):
         if type(arg) is int:
-            if i in cards and arg >= 0 and not own(arg):
+            if i in cards and arg >= 0 and not (arg < len(owner) and owner[arg] == viewer):
                 raise IllegalAction(f"{game}.move.unknown-card", f"you have no card {arg}")
             args.append(arg)
-        elif i in cards and type(arg) is str:
+        elif i in cards and type(arg) is str and card_at is not None:
             where = parse_place(arg)
             iid = card_at(where) if where is not None else -1
             if iid < 0:

@@ -341,14 +341,7 @@ class MetaMastersState(MetaMastersRules):
 
     def resolve(self, move: Any, viewer: int) -> Action:
         """The action `viewer` means by a move in its ids (see `project`)."""
-        owner = self.owner
-        return resolve_move(
-            "metamasters",
-            move,
-            _CARD_ARGS,
-            lambda i: i < len(owner) and owner[i] == viewer,
-            self.card_at,
-        )
+        return resolve_move("metamasters", move, viewer, _CARD_ARGS, self.owner, self.card_at)
 
     def _describe(self, action: Action, viewer: Viewer) -> str:
         """The label of an action for `viewer` (see `project`)."""

@@ -7,7 +7,7 @@ from typing import Any, Self
 from engine.core.actions import Action
 from engine.core.effects import EffectFrame
 from engine.core.prng import Prng
-from engine.core.projection import Place, resolve_move
+from engine.core.projection import resolve_move
 from engine.core.state import Viewer, pack_ints, pack_prng
 from engine.metaversus.cards import CARDS
 from engine.metaversus.moves import WishRules
@@ -282,7 +282,7 @@ class WishState(WishRules):
     def resolve(self, move: Any, viewer: int) -> Action:
         """The action `viewer` means by a move: WISH names cards by catalogue number and the
         Market by slot, the same for every reader, so this only checks the move's shape."""
-        return resolve_move("metaversus", move, {}, _no_card, _no_place)
+        return resolve_move("metaversus", move, viewer)
 
 
 #: the setup choices each duelist makes unseen: kind -> (label, action) for everyone else
@@ -292,11 +292,3 @@ _SECRET_CHOICES: dict[str, tuple[str, list[Any] | None]] = {
     "choose": ("choose a character (shown once both duelists have)", ["choose", None]),
     "pick": ("pick a Market card (shown once both duelists have)", ["pick", None]),
 }
-
-
-def _no_card(i: int) -> bool:
-    return False
-
-
-def _no_place(where: Place) -> int:
-    return -1

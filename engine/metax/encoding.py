@@ -278,14 +278,7 @@ class MetaXState(MetaXRules):
 
     def resolve(self, move: Any, viewer: int) -> Action:
         """The action `viewer` means by a move in its ids (see `project`)."""
-        owner = self.owner
-        return resolve_move(
-            "metax",
-            move,
-            _CARD_ARGS,
-            lambda i: i < len(owner) and owner[i] == viewer,
-            self.card_at,
-        )
+        return resolve_move("metax", move, viewer, _CARD_ARGS, self.owner, self.card_at)
 
     def _public_label(self, action: Action) -> str:
         """The label of the acting player's action for anyone else: as `label`, but a card that

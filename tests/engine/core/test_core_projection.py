@@ -10,13 +10,13 @@ from engine.core.actions import Action
 from engine.core.errors import IllegalAction
 from engine.core.projection import parse_place, place, resolve_move
 
-OWN = {3, 4}
+OWNER = [1, 1, 1, 0, 0, 1, 1, 1]  # the viewer (0) owns instances 3 and 4
 SEEN = {(1, "actor", 2): 17, (0, "trash", 0): 5}
 CARD_ARGS = {"attack": (0, 1), "team": (0, 2)}
 
 
 def _resolve(move: Any) -> Action:
-    return resolve_move("g", move, CARD_ARGS, OWN.__contains__, lambda w: SEEN.get(w, -1))
+    return resolve_move("g", move, 0, CARD_ARGS, OWNER, lambda w: SEEN.get(w, -1))
 
 
 def test_places_round_trip_and_anything_else_is_refused() -> None:
@@ -66,3 +66,9 @@ def test_a_long_place_is_not_echoed_whole() -> None:
     with pytest.raises(IllegalAction) as exc:
         _resolve(["attack", "1.actor." + "9" * 5000])
     assert len(exc.value.message) < 120
+
+
+def test_a_game_without_instances_takes_integers_only() -> None:
+    assert resolve_move("w", ["buy", 3], 1) == Action("buy", (3,))
+    with pytest.raises(IllegalAction, match="is an integer"):
+        resolve_move("w", ["buy", "0.market.3"], 1)
