@@ -41,9 +41,8 @@ def determinize(state: GameState, viewer: int, prng: Prng) -> WishState:
 def _redeal_setup(s: WishState, opp: int, prng: Prng) -> None:
     """Make anew the setup choices of `opp` that the other duelist has not seen."""
     below = prng.below
-    if (
-        s.stack and isinstance(s.stack[-1], list) and s.stack[-1][0] == P_BAN
-    ):  # hands not passed yet
+    top = s.stack[-1] if s.stack else None
+    if isinstance(top, list) and top[0] == P_BAN:  # the selection hands are not passed yet
         s.sel[opp] = picks(prng, CARDS.packs, len(s.sel[opp]))
         if s.bans[opp] != -2:
             hand = s.sel[opp]

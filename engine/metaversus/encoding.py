@@ -182,7 +182,7 @@ class WishState(WishRules):
         return s
 
     def label(self, action: Action) -> str:
-        """A readable description of an action."""
+        """The referee's description of an action (for transcripts and the CLI)."""
         k, a = action.kind, action.args
         if k == "play" and len(a) == 2 and 0 <= a[0] < CARDS.n:
             return f"play {CARDS.names[a[0]]}{'+' if a[1] else ''}"

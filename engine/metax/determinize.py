@@ -20,13 +20,13 @@ def determinize(state: GameState, viewer: int, prng: Prng) -> MetaXState:
     """A state `viewer` cannot tell from `state` (the same observation and legal moves) in
     which everything hidden from them is dealt anew from `prng`.
 
-    The sample depends only on what the viewer may know and on `prng` (never on how the hidden
-    cards really lie): the viewer's own unseen cards (its deck and its cards in the opponent's VP pile, which no
-    one may look at) are shuffled among those places, or only the deck while the viewer is
-    choosing from it (a search shows its contents); the opponent's unseen instances (hand,
-    deck, its cards in the viewer's VP pile) are dealt to those places anew, each with a card
-    drawn from the catalogue; the PRNG is
-    reseeded, so draws and shuffles to come are not the match's.
+    The sample depends only on what the viewer may know and on `prng` (never on how the
+    hidden cards really lie): the viewer's own unseen cards (its deck and its cards in the
+    opponent's VP pile, which no one may look at) are shuffled among those places, or only the
+    deck while the viewer is choosing from it (a search shows its contents); the opponent's
+    unseen instances (hand, deck, its cards in the viewer's VP pile) are dealt to those places
+    anew, each with a card drawn from the catalogue; the PRNG is reseeded, so draws and
+    shuffles to come are not the match's.
     """
     assert isinstance(state, MetaXState)
     s = state.clone()

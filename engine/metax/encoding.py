@@ -268,10 +268,10 @@ class MetaXState(MetaXRules):
         cards = _CARD_ARGS.get(kind, ())
         ref = self.public_id
         shown = [ref(a, viewer) if i in cards else a for i, a in enumerate(args)]
-        if viewer == self.current_player:
-            return {"label": self.label(action), "action": [kind, *shown]}
-        try:
-            label = self._public_label(action)
+        try:  # (never `label`'s fallback, which prints instance ids)
+            label = (
+                self._label(action) if viewer == self.current_player else self._public_label(action)
+            )
         except (IndexError, KeyError, AssertionError):
             label = kind
         return {"label": label, "action": [kind, *shown]}
@@ -299,10 +299,10 @@ class MetaXState(MetaXRules):
             else:
                 pick = self.name(a[0])
             return f'chooses {pick} for "{step.prompt().rstrip(":")}"'
-        return self.label(action)
+        return self._label(action)
 
     def label(self, action: Action) -> str:
-        """A human-readable description of an action in this state."""
+        """The referee's description of an action in this state (for transcripts and the CLI)."""
         try:
             return self._label(action)
         except (IndexError, KeyError, AssertionError):
