@@ -5,7 +5,15 @@ import from here, never from `engine.core.*` or a game's modules.
 """
 
 from engine.core.actions import Action
-from engine.core.bots import BOT_NAMES, MAX_ACTIONS, GreedyBot, RandomBot, make_bot, play_match
+from engine.core.bots import (
+    BOT_NAMES,
+    GREEDY_SAMPLES,
+    MAX_ACTIONS,
+    GreedyBot,
+    RandomBot,
+    make_bot,
+    play_match,
+)
 from engine.core.errors import (
     CatalogueError,
     DeckRejected,
@@ -19,7 +27,7 @@ from engine.core.errors import (
 )
 from engine.core.game import Deck, Game, UnknownGame, game_names, get_game, new_match
 from engine.core.scenario import ScenarioResult, run_scenario
-from engine.core.state import TERMINAL, GameState, canonical_json
+from engine.core.state import TERMINAL, VIEWERS, GameState, Viewer, canonical_json
 from engine.core.transcript import (
     CHECKPOINT_EVERY,
     FORFEIT_REASONS,
@@ -36,8 +44,10 @@ __all__ = [
     "CHECKPOINT_EVERY",
     "ENGINE_VERSION",
     "FORFEIT_REASONS",
+    "GREEDY_SAMPLES",
     "MAX_ACTIONS",
     "TERMINAL",
+    "VIEWERS",
     "Action",
     "CatalogueError",
     "Deck",
@@ -57,6 +67,7 @@ __all__ = [
     "Transcript",
     "TranscriptError",
     "UnknownGame",
+    "Viewer",
     "Violation",
     "canonical_json",
     "game_names",

@@ -2,6 +2,7 @@
 
 from engine.core.game import Game, register
 from engine.metamasters.cards import CATALOGUE
+from engine.metamasters.determinize import determinize
 from engine.metamasters.encoding import MetaMastersState
 from engine.metamasters.heuristic import heuristic
 from engine.metamasters.position import from_position, scenario_view
@@ -45,6 +46,7 @@ GAME = register(
         from_position=from_position,
         scenario_view=scenario_view,
         heuristic=heuristic,
+        determinize=determinize,
         starter_decks=STARTER_DECKS,
         default_options=DEFAULT_OPTIONS,
         option_schema=OPTION_SCHEMA,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.core.game import Game, register
 from engine.metaversus.cards import CARDS, CATALOGUE, DIFFICULTIES
+from engine.metaversus.determinize import determinize
 from engine.metaversus.encoding import WishState
 from engine.metaversus.heuristic import heuristic
 from engine.metaversus.position import from_position, scenario_view
@@ -46,6 +47,7 @@ GAME = register(
         from_position=from_position,
         scenario_view=scenario_view,
         heuristic=heuristic,
+        determinize=determinize,
         starter_decks=(dict(_ALL_PACKS), dict(_ALL_PACKS)),
         default_options=dict(DEFAULT_OPTIONS),
         option_schema=OPTION_SCHEMA,
