@@ -137,24 +137,27 @@ def view(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.ViewOut:
 
 
 @router.get("/{match_id}/legal-actions", response_model=list[schemas.LegalActionOut])
-def legal_actions(match_id: MatchId, ctx: Ctx, caller: Caller) -> list[schemas.LegalActionOut]:
+async def legal_actions(match_id: MatchId, ctx: Ctx, token: Token) -> list[schemas.LegalActionOut]:
     """Your legal actions now (empty when it is not your turn)."""
 
     def work(db: Session) -> list[schemas.LegalActionOut]:
-        match, seats = matches.get_match(db, match_id)
+        caller = auth.authenticate(db, token, ctx)
+        match, seats = matches.get_match(db, match_id, ctx)
         seat = matches.seat_of(seats, caller)
         return [schemas.LegalActionOut(**a) for a in matches.legal_actions(db, ctx, match, seat)]
 
-    return run(ctx, work, write=False)
+    return run(ctx, work, write=False)  # on the event loop's thread, like act()
 
 
 @router.post("/{match_id}/actions", response_model=schemas.ActionOut)
-def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token) -> schemas.ActionOut:
+async def act(
+    match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token
+) -> schemas.ActionOut:
     """Submit an action (validated by the engine). Pass `version` for optimistic concurrency:
     of two submissions for the same version, one applies and the other gets 409."""
 
     def work(db: Session) -> schemas.ActionOut:
-        caller = auth.authenticate(db, token)  # in the same transaction (the hot path)
+        caller = auth.authenticate(db, token, ctx)  # in the same transaction (the hot path)
         outcome = matches.submit_action(db, ctx, match_id, caller, list(body.action), body.version)
         match, state = outcome.match, outcome.state
         assert state is not None
@@ -177,6 +180,8 @@ def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token) -> sc
             observation=state.observation(seat) if body.include_view else None,
         )
 
+    # the hot path runs on the event loop's thread: CPU-bound, one short local transaction, and
+    # no hand-over to a worker thread (which costs more than the move under load)
     out = run(ctx, work)
     ACTIONS.labels("player").inc()
     if len(out.applied) > 1:

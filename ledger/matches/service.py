@@ -71,6 +71,8 @@ from ledger.runtime.context import Context
 
 log = logging.getLogger(__name__)
 
+#: statuses whose seats never change again
+_SEATED = (MatchStatus.ACTIVE, MatchStatus.FINISHED)
 #: a full state snapshot is written at least every this many actions
 SNAPSHOT_EVERY = 64
 _MASK64 = (1 << 64) - 1
@@ -79,12 +81,21 @@ _MASK64 = (1 << 64) - 1
 # -- loading -------------------------------------------------------------------------------
 
 
-def get_match(db: Session, match_id: str) -> tuple[Match, list[MatchSeat]]:
-    """A match and its seats; NotFound if there is none."""
+def get_match(
+    db: Session, match_id: str, ctx: Context | None = None
+) -> tuple[Match, list[MatchSeat]]:
+    """A match and its seats; NotFound if there is none. With `ctx`, the seats of a started
+    match come from the process's seat cache (they no longer change)."""
     match = repo.get_match(db, match_id)
     if match is None:
         raise NotFound(f"no match {match_id!r}")
-    return match, repo.seats(db, match_id)
+    if ctx is None or match.status not in _SEATED:
+        return match, repo.seats(db, match_id)
+    seats = ctx.seats.get(match_id)
+    if seats is None:
+        seats = repo.seats(db, match_id)
+        ctx.seats.put(match_id, seats)
+    return match, seats
 
 
 def listing(
@@ -603,7 +614,7 @@ def submit_action(
     expected_version: int | None = None,
 ) -> MoveOutcome:
     """Validate the caller's action on the engine and apply it (then the bot's replies)."""
-    match, seats = get_match(db, match_id)
+    match, seats = get_match(db, match_id, ctx)
     seat = seat_of(seats, address)
     if enforce_timeout(db, ctx, match, seats):
         raise MatchNotActive(

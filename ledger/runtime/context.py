@@ -11,11 +11,13 @@ from eth_account import Account
 from sqlalchemy import Engine
 
 from ledger.chain.client import ChainClient
+from ledger.runtime.sessions import SessionCache
 
 if TYPE_CHECKING:
     from eth_account.signers.local import LocalAccount
 
     from engine import GameState
+    from ledger.db.models import MatchSeat
     from ledger.settings import Settings
 
 
@@ -55,6 +57,33 @@ class StateCache:
         return len(self._items)
 
 
+class SeatCache:
+    """A bounded LRU of the seats of started matches by match id. Seats do not change once a
+    match has started, so this process may reuse them instead of reading them again."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[str, list[MatchSeat]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, match_id: str) -> list[MatchSeat] | None:
+        """The seats of a started match, if cached."""
+        with self._lock:
+            seats = self._items.get(match_id)
+            if seats is not None:
+                self._items.move_to_end(match_id)
+            return seats
+
+    def put(self, match_id: str, seats: list[MatchSeat]) -> None:
+        """Remember the seats of a started match."""
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._items[match_id] = seats
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
 @dataclass
 class Context:
     """Everything a service needs besides the request's database session."""
@@ -64,6 +93,8 @@ class Context:
     settings: Settings
     signer: LocalAccount
     cache: StateCache = field(default_factory=lambda: StateCache(256))
+    sessions: SessionCache = field(default_factory=lambda: SessionCache(0.0))
+    seats: SeatCache = field(default_factory=lambda: SeatCache(256))
     _chain_id: int | None = None
 
     @classmethod
@@ -78,6 +109,8 @@ class Context:
             settings=settings,
             signer=signer,
             cache=StateCache(settings.match_cache_size),
+            sessions=SessionCache(settings.session_cache_seconds),
+            seats=SeatCache(settings.match_cache_size),
         )
 
     @property
