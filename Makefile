@@ -11,7 +11,7 @@ UV_VERSION := 0.13.8
 
 help:
 	@echo "make run     install what is missing, start chain + API + worker (Ctrl-C stops)"
-	@echo "make test    install what is missing, run ruff, mypy, forge and pytest"
+	@echo "make test    install what is missing, run ruff, lint-imports, mypy, forge and pytest"
 	@echo "make slither static analysis of the contracts (own venv)"
 
 install: $(VENV)/.installed node_modules/.installed
@@ -35,6 +35,7 @@ run: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check engine ledger api workers tests
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy engine ledger api workers

@@ -8,19 +8,19 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
 
 from api import docs, problems
 from api.limits import InputLimitsMiddleware
 from api.metrics import MetricsMiddleware
 from api.routes import audit, auth, catalogue, decks, matches, system
-from ledger.chain import ChainClient
-from ledger.db import get_engine, session_scope
-from ledger.errors import ConfigurationError
-from ledger.services.catalogue import sync_card_designs
-from ledger.services.context import Context
+from ledger.catalogue.service import sync_card_designs
+from ledger.chain.client import ChainClient
+from ledger.db import get_engine, run_unit
+from ledger.db.migrations import require_latest
+from ledger.errors import Conflict
+from ledger.protocol.untrusted import restore_recursion_limit
+from ledger.runtime.context import Context
 from ledger.settings import Settings, get_settings
-from ledger.untrusted import restore_recursion_limit
 
 DESCRIPTION = """Players prove deck ownership at a pinned block, play matches on the shared rules
 engine against a person or a bot, and receive operator-signed EIP-712 results.
@@ -28,22 +28,14 @@ engine against a person or a bot, and receive operator-signed EIP-712 results.
 Every error is an RFC 9457 `application/problem+json` body."""
 
 
-def _prepare_database(settings: Settings, engine: Engine) -> None:
-    """Store the card designs; ConfigurationError saying how to fix an unmigrated database."""
+def _prepare_database(engine: Engine) -> None:
+    """Check that the schema is the latest (ConfigurationError saying how to fix it otherwise),
+    then store the card designs."""
+    require_latest(engine)
     try:
-        try:
-            with session_scope(engine) as db:
-                sync_card_designs(db)
-        except IntegrityError:  # another API process stored them at the same moment
-            with session_scope(engine) as db:
-                sync_card_designs(db)
-    except ConfigurationError:
-        raise
-    except Exception as exc:
-        raise ConfigurationError(
-            f"the database at {settings.resolved_database_url} is not ready "
-            f"({type(exc).__name__}); run `metaledger db upgrade`"
-        ) from exc
+        run_unit(engine, sync_card_designs)
+    except Conflict:  # another API process stored them at the same moment
+        run_unit(engine, sync_card_designs)
 
 
 def create_app(settings: Settings | None = None, *, chain: ChainClient | None = None) -> FastAPI:
@@ -55,7 +47,7 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
         engine = get_engine(s.resolved_database_url)
         ctx = Context.create(s, engine, chain)
         try:
-            _prepare_database(s, engine)
+            _prepare_database(engine)
             app.state.ctx = ctx
             # everything loaded so far (catalogues, compiled effects, routes) lives as long as
             # the process: keep it out of the cyclic GC's generations so collections stay short

@@ -8,13 +8,12 @@ from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session
 
-from ledger.errors import Conflict, ServiceUnavailable, Unauthorized
-from ledger.services import auth
-from ledger.services.context import Context
-from ledger.services.errors import CommitFirst
+from ledger.auth import service as auth
+from ledger.db import run_unit
+from ledger.errors import Unauthorized
+from ledger.runtime.context import Context
 
 T = TypeVar("T")
 
@@ -28,28 +27,8 @@ def get_context(request: Request) -> Context:
 
 
 def run(ctx: Context, work: Callable[[Session], T], *, write: bool = True) -> T:
-    """Run `work` in one transaction: commit on success (and before errors that report a
-    persisted change), roll back otherwise."""
-    bind = ctx.db.execution_options(metaledger_write=True) if write else ctx.db
-    session = Session(bind, expire_on_commit=False)
-    try:
-        result = work(session)
-        session.commit()
-        return result
-    except CommitFirst:
-        session.commit()
-        raise
-    except IntegrityError as exc:
-        session.rollback()
-        raise Conflict("the request conflicts with a concurrent change; retry") from exc
-    except OperationalError as exc:
-        session.rollback()
-        raise ServiceUnavailable("the database is unavailable; retry") from exc
-    except BaseException:
-        session.rollback()
-        raise
-    finally:
-        session.close()
+    """Run `work` in the request's one unit of work (`ledger.db.unit`)."""
+    return run_unit(ctx.db, work, write=write)
 
 
 def session_token(

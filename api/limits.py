@@ -6,7 +6,7 @@
 - the body: a declared Content-Length over METALEDGER_MAX_BODY_BYTES is refused before any of
   the body is read, and a streamed body as soon as it passes the limit (413);
 - a JSON body (or one without a content type, which FastAPI parses as JSON): nesting depth
-  (checked before parsing), numbers, Unicode and string lengths (`ledger.untrusted`, 422).
+  (checked before parsing), numbers, Unicode and string lengths (`ledger.protocol.untrusted`, 422).
 
 Every refusal is problem+json naming the limit and its setting.
 """
@@ -19,8 +19,8 @@ from urllib.parse import parse_qsl
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.problems import problem_response
-from ledger import untrusted
 from ledger.errors import InvalidInput, MetaLedgerError
+from ledger.protocol import untrusted
 from ledger.settings import Settings
 
 _NO_BODY = frozenset({"GET", "HEAD", "OPTIONS", "DELETE"})

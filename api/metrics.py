@@ -9,7 +9,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, ge
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ledger.health import HealthReport
+from ledger.health.report import HealthReport
 
 REQUESTS = Counter("metaledger_http_requests_total", "HTTP requests", ["method", "route", "status"])
 LATENCY = Histogram(

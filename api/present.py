@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from api import schemas
-from ledger.models import DeckCommitment, Match, MatchResult, MatchSeat, MatchStatus
-from ledger.services import results
+from ledger.db.models import DeckCommitment, Match, MatchResult, MatchSeat, MatchStatus
+from ledger.results import service as results
 
 #: secrets and the seed are disclosed only once the match is over: during play they would let a
 #: player compute the shuffle (hidden information)
@@ -14,18 +14,7 @@ _STARTED = (MatchStatus.ACTIVE, MatchStatus.FINISHED)
 
 def deck(row: DeckCommitment) -> schemas.DeckOut:
     """A deck commitment."""
-    return schemas.DeckOut(
-        id=row.id,
-        owner=row.owner,
-        game=row.game,
-        ruleset_version=row.ruleset_version,
-        deck_hash=row.deck_hash,
-        cards=row.cards,
-        required=row.required,
-        block_number=row.block_number,
-        block_hash=row.block_hash,
-        created_at=row.created_at,
-    )
+    return schemas.DeckOut.model_validate(row)
 
 
 def match(row: Match, seats: list[MatchSeat], caller: str | None = None) -> schemas.MatchOut:
@@ -73,26 +62,7 @@ def match(row: Match, seats: list[MatchSeat], caller: str | None = None) -> sche
 
 def result(row: MatchResult, batch_id: int | None) -> schemas.ResultOut:
     """A signed result with its EIP-712 typed data."""
-    return schemas.ResultOut(
-        match_id=row.match_id,
-        chain_id=row.chain_id,
-        verifying_contract=row.verifying_contract,
-        game=row.game,
-        ruleset_version=row.ruleset_version,
-        player0=row.player0,
-        player1=row.player1,
-        deck0=row.deck0,
-        deck1=row.deck1,
-        seed_commitments=row.seed_commitments,
-        transcript_hash=row.transcript_hash,
-        final_state_hash=row.final_state_hash,
-        winner=row.winner,
-        ownership_block=row.ownership_block,
-        digest=row.digest,
-        signature=row.signature,
-        signer=row.signer,
-        end_reason=row.end_reason,
-        typed_data=results.typed_data(row),
-        batch_id=batch_id,
-        created_at=row.created_at,
+    fields = row.model_dump(include=set(schemas.ResultOut.model_fields))
+    return schemas.ResultOut.model_validate(
+        {**fields, "typed_data": results.typed_data(row), "batch_id": batch_id}
     )

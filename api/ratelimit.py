@@ -1,6 +1,6 @@
 """Rate limits of the unauthenticated endpoints, per client address, as route dependencies.
 
-Counts live in the database (`ledger.services.ratelimits`), so several API processes share
+Counts live in the database (`ledger.ratelimits.service`), so several API processes share
 them. The client address is the connection's peer; X-Forwarded-For counts only from the proxies
 in METALEDGER_FORWARDED_ALLOW_IPS (uvicorn applies it, see api.server)."""
 
@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import Depends, Request
 
 from api.deps import get_context, run
-from ledger.services import ratelimits
+from ledger.ratelimits import service as ratelimits
 from ledger.settings import Settings
 
 

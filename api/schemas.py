@@ -10,11 +10,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ledger.untrusted import INT64_MAX, INT64_MIN
+from ledger.protocol.untrusted import INT64_MAX, INT64_MIN
 
 Hex32 = Field(pattern=r"^0x[0-9a-fA-F]{64}$", description="32 bytes as 0x-hex")
 #: how request bodies are validated
 STRICT_INPUT = ConfigDict(extra="forbid", strict=True)
+#: response bodies read straight from a stored row (or a dataclass) by attribute
+FROM_ROWS = ConfigDict(from_attributes=True)
 #: a card id as a deck names it
 CardId = Annotated[str, Field(min_length=1, max_length=64)]
 #: an argument of an action: a kind name or a 64-bit integer
@@ -25,6 +27,8 @@ ActionPart = (
 
 class NonceOut(BaseModel):
     """A fresh single-use nonce and what the EIP-4361 message must say."""
+
+    model_config = FROM_ROWS
 
     nonce: str
     domain: str
@@ -45,6 +49,8 @@ class SignInIn(BaseModel):
 
 class SessionOut(BaseModel):
     """A session: send `Authorization: Bearer <token>`."""
+
+    model_config = FROM_ROWS
 
     token: str
     address: str
@@ -76,6 +82,8 @@ class GameOut(BaseModel):
 class CardOut(BaseModel):
     """A card design with its ERC-1155 token id."""
 
+    model_config = FROM_ROWS
+
     game: str
     card_id: str
     name: str
@@ -86,6 +94,8 @@ class CardOut(BaseModel):
 
 class HoldingOut(BaseModel):
     """A card a wallet holds."""
+
+    model_config = FROM_ROWS
 
     game: str
     card_id: str
@@ -117,6 +127,8 @@ class DeckIn(BaseModel):
 
 class DeckOut(BaseModel):
     """A deck commitment: the deck hash, owner, and the pinned block of its ownership check."""
+
+    model_config = FROM_ROWS
 
     id: str
     owner: str
@@ -238,6 +250,8 @@ class ViewOut(BaseModel):
 
 class AppliedOut(BaseModel):
     """An action applied to the match."""
+
+    model_config = FROM_ROWS
 
     index: int
     seat: int

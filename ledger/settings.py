@@ -49,6 +49,11 @@ class Settings(BaseSettings):
     anvil_port: int = Field(8545, description="port for the local Anvil that `make run` starts")
     deployment_file: Path | None = Field(None, description="default: <data_dir>/deployment.json")
     confirmations: int = Field(1, ge=0, description="blocks to wait before a batch is final")
+    rpc_max_log_range: int = Field(
+        2000,
+        ge=1,
+        description="largest block range one eth_getLogs asks for (halved while a provider refuses it)",
+    )
 
     admin_delay_seconds: int | None = Field(
         None,

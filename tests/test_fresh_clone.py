@@ -34,7 +34,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ledger.stackdeploy import DEMO_KEYS
+from ledger.devstack.demo import DEMO_KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.chain

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from engine import replay
+from tests.ledger.audit.test_verify_imports import forbidden_among, imported_by
 
 FIXTURES = Path(__file__).parent / "fixtures" / "v1"
 TRANSCRIPTS = sorted((FIXTURES / "transcripts").glob("*.json"))
@@ -38,10 +39,9 @@ def test_v1_transcript_replays_to_its_final_hash(path: Path) -> None:
 @pytest.fixture(scope="module")
 def v1_chain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """An Anvil loaded with the v1 chain state (historical states kept), on a free port."""
-    from ledger.devchain import rpc_call
-    from ledger.errors import ServiceUnavailable
-    from ledger.ports import free_port
-    from ledger.toolchain import node_bin
+    from ledger.devstack.anvil import chain_answers
+    from ledger.devstack.ports import free_port
+    from ledger.devstack.toolchain import node_bin
 
     work = tmp_path_factory.mktemp("v1chain")
     state = work / "anvil-state.json"
@@ -62,14 +62,9 @@ def v1_chain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         import time
 
         deadline = time.monotonic() + 30
-        while True:
-            try:
-                rpc_call(url, "eth_chainId", timeout=1.0)
-                break
-            except ServiceUnavailable:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+        while not chain_answers(url):
+            assert process.poll() is None and time.monotonic() < deadline, "Anvil did not start"
+            time.sleep(0.1)
         yield url
     finally:
         process.terminate()
@@ -80,7 +75,17 @@ def v1_chain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.mark.parametrize("path", BUNDLES, ids=[p.stem for p in BUNDLES])
 def test_v1_bundle_verifies_with_the_cli(path: Path, v1_chain: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "ledger.cli", "verify", str(path), "--rpc", v1_chain],
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "ledger.cli",
+            "verify",
+            str(path),
+            "--rpc",
+            v1_chain,
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -89,3 +94,7 @@ def test_v1_bundle_verifies_with_the_cli(path: Path, v1_chain: str) -> None:
     assert "✗" not in done.stdout
     for check in ("merkle-proof", "signature", "ownership", "replay"):
         assert f"✓ {check}" in done.stdout
+    # the whole verification (replay included) loaded nothing of the operator's side
+    modules = imported_by(done.stderr)
+    assert "engine" in modules and "ledger.audit.verify" in modules
+    assert forbidden_among(modules) == []

@@ -2,7 +2,7 @@
 
 Run workers with ``metaledger worker`` (= ``celery -A workers.app:celery_app worker
 --pool=solo --concurrency=1``) and exactly one scheduler with ``metaledger beat``. Tasks are
-thin: they call ``ledger.anchoring`` and ``ledger.indexer`` and ``ledger.services.matches``.
+thin: they call ``ledger.anchoring.service`` and ``ledger.indexing.service`` and ``ledger.matches.service``.
 Each worker records a heartbeat in the database (``workers.heartbeat``).
 """
 

@@ -8,18 +8,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from ledger.pidlock import PidLock
+from ledger.health.schedulerlock import scheduler_lock
 from ledger.settings import Settings
-
-
-def beat_lock(settings: Settings) -> PidLock:
-    """The scheduler lock of the settings' data directory."""
-    return PidLock(settings.data_dir / "beat.lock")
 
 
 def run_beat(settings: Settings, say: Callable[[str], None]) -> None:
     """Take the scheduler lock (waiting while another scheduler holds it), then run beat."""
-    lock = beat_lock(settings)
+    lock = scheduler_lock(settings)
     lock.acquire_waiting(
         lambda pid: say(
             f"another scheduler (pid {pid or '?'}) holds {lock.path}; waiting for it to stop"

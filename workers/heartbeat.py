@@ -8,7 +8,7 @@ from typing import Any
 from celery.signals import worker_ready, worker_shutdown
 from celery.utils.log import get_task_logger
 
-from ledger.heartbeat import HeartbeatThread
+from ledger.health.heartbeat import HeartbeatThread
 
 log = get_task_logger(__name__)
 _threads: list[HeartbeatThread] = []

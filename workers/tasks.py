@@ -27,36 +27,36 @@ _RETRY: dict[str, Any] = {
 
 def anchor_tick() -> dict[str, Any]:
     """Close due batches, send / confirm anchors, re-check recent ones."""
-    from ledger.anchoring import from_settings
+    from ledger.anchoring.service import from_settings
 
     return from_settings().run_once().as_dict()
 
 
 def anchor_now() -> dict[str, Any]:
     """Anchor everything pending now, without waiting for N results or T seconds."""
-    from ledger.anchoring import from_settings
+    from ledger.anchoring.service import from_settings
 
     return from_settings().run_once(force=True).as_dict()
 
 
 def index_tick() -> dict[str, Any]:
     """Index new CardToken transfers (re-reading the last K blocks)."""
-    from ledger.indexer import from_settings
+    from ledger.indexing.service import from_settings
 
     return from_settings().run_once().as_dict()
 
 
 def expire_tick() -> dict[str, Any]:
     """Apply the turn timeout to every live match past its deadline (the idle player loses)."""
-    from ledger.db import get_engine, session_scope
-    from ledger.services.context import Context
-    from ledger.services.matches import expire_matches
+    from ledger.db import get_engine, unit_of_work
+    from ledger.matches.service import expire_matches
+    from ledger.runtime.context import Context
     from ledger.settings import get_settings
 
     engine = get_engine()
     ctx = Context.create(get_settings(), engine)
     try:
-        with session_scope(engine) as db:
+        with unit_of_work(engine) as db:
             expired = expire_matches(db, ctx)
     finally:
         ctx.chain.close()

@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from api import ratelimit
 from api.deps import Ctx, run
-from ledger.bundle import export_bundle
+from ledger.audit.export import export_bundle
 
 router = APIRouter(prefix="/matches", tags=["audit"])
 MatchId = Annotated[

@@ -9,7 +9,7 @@ from fastapi.security import HTTPAuthorizationCredentials
 
 from api import ratelimit, schemas
 from api.deps import Caller, Ctx, bearer, run
-from ledger.services import auth
+from ledger.auth import service as auth
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -18,27 +18,14 @@ router = APIRouter(prefix="/auth", tags=["auth"])
 def nonce(ctx: Ctx) -> schemas.NonceOut:
     """A single-use nonce; build an EIP-4361 message with it (domain, URI, chain id) and sign it.
     Rate-limited per client address (METALEDGER_SIGN_IN_RATE_LIMIT)."""
-    grant = run(ctx, lambda db: auth.issue_nonce(db, ctx))
-    return schemas.NonceOut(
-        nonce=grant.nonce,
-        domain=grant.domain,
-        chain_id=grant.chain_id,
-        uri=grant.uri,
-        issued_at=grant.issued_at,
-        expires_at=grant.expires_at,
-    )
+    return schemas.NonceOut.model_validate(run(ctx, lambda db: auth.issue_nonce(db, ctx)))
 
 
 @router.post("/verify", response_model=schemas.SessionOut, dependencies=[ratelimit.SIGN_IN])
 def verify(body: schemas.SignInIn, ctx: Ctx) -> schemas.SessionOut:
     """Verify a signed sign-in message; returns a session token."""
     signed = run(ctx, lambda db: auth.sign_in(db, ctx, body.message, body.signature))
-    return schemas.SessionOut(
-        token=signed.token,
-        address=signed.address,
-        expires_at=signed.expires_at,
-        contract_wallet=signed.contract_wallet,
-    )
+    return schemas.SessionOut.model_validate(signed)
 
 
 @router.post("/logout", status_code=204)

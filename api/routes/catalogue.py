@@ -8,8 +8,7 @@ from fastapi import APIRouter, Path, Query
 
 from api import ratelimit, schemas
 from api.deps import Ctx, run
-from ledger import queries
-from ledger.services import catalogue
+from ledger.catalogue import service as catalogue
 
 router = APIRouter(tags=["catalogue"], dependencies=[ratelimit.PUBLIC])
 
@@ -29,19 +28,8 @@ def game(game: Annotated[str, Path(max_length=32)]) -> schemas.GameOut:
 @router.get("/games/{game}/cards", response_model=list[schemas.CardOut])
 def cards(game: Annotated[str, Path(max_length=32)], ctx: Ctx) -> list[schemas.CardOut]:
     """The game's card designs with their ERC-1155 token ids."""
-    catalogue.load_game(game)
-    rows = run(ctx, lambda db: queries.card_designs(db, game), write=False)
-    return [
-        schemas.CardOut(
-            game=r.game,
-            card_id=r.card_id,
-            name=r.name,
-            kind=r.kind,
-            token_id=r.token_id,
-            data=r.data,
-        )
-        for r in rows
-    ]
+    rows = run(ctx, lambda db: catalogue.cards(db, game), write=False)
+    return [schemas.CardOut.model_validate(r) for r in rows]
 
 
 @router.get("/wallets/{address}/cards", response_model=schemas.CollectionOut)
@@ -60,10 +48,5 @@ def collection(
         address=address,
         block_number=block,
         source=used,
-        cards=[
-            schemas.HoldingOut(
-                game=h.game, card_id=h.card_id, name=h.name, token_id=h.token_id, balance=h.balance
-            )
-            for h in holdings
-        ],
+        cards=[schemas.HoldingOut.model_validate(h) for h in holdings],
     )

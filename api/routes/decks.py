@@ -9,9 +9,8 @@ from fastapi import APIRouter, Path
 from api import present, schemas
 from api.deps import Caller, Ctx, run
 from api.metrics import DECKS
-from ledger import queries
+from ledger.decks import service as decks
 from ledger.errors import MetaLedgerError
-from ledger.services import decks
 
 router = APIRouter(prefix="/decks", tags=["decks"])
 
@@ -32,7 +31,7 @@ def register(body: schemas.DeckIn, ctx: Ctx, caller: Caller) -> schemas.DeckOut:
 @router.get("", response_model=list[schemas.DeckOut])
 def mine(ctx: Ctx, caller: Caller) -> list[schemas.DeckOut]:
     """Your deck commitments, newest first."""
-    return [present.deck(r) for r in run(ctx, lambda db: queries.decks_of(db, caller), write=False)]
+    return [present.deck(r) for r in run(ctx, lambda db: decks.decks_of(db, caller), write=False)]
 
 
 @router.get("/{deck_id}", response_model=schemas.DeckOut)

@@ -11,11 +11,12 @@ from sqlmodel import Session
 from api import present, ratelimit, schemas
 from api.deps import Caller, Ctx, Token, run
 from api.metrics import ACTIONS, RESULTS
-from ledger import queries
+from ledger.auth import service as auth
+from ledger.db.models import MatchStatus
 from ledger.errors import NotFound
-from ledger.models import MatchStatus
-from ledger.services import auth, matches, results
-from ledger.untrusted import INT64_MAX
+from ledger.matches import service as matches
+from ledger.protocol.untrusted import INT64_MAX
+from ledger.results import service as results
 
 router = APIRouter(prefix="/matches", tags=["matches"])
 MatchId = Annotated[
@@ -64,10 +65,8 @@ def listing(
     """Your matches (`status=mine`) or matches waiting for an opponent (`status=open`)."""
 
     def work(db: Session) -> list[schemas.MatchOut]:
-        rows = (
-            queries.open_matches(db, game) if status == "open" else queries.matches_of(db, caller)
-        )
-        return [present.match(m, queries.seats(db, m.id), caller) for m in rows]
+        found = matches.listing(db, caller, status or "mine", game)
+        return [present.match(m, seats, caller) for m, seats in found]
 
     return run(ctx, work, write=False)
 
@@ -173,12 +172,7 @@ def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token) -> sc
             your_turn=your_turn,
             winner_seat=match.winner_seat,
             end_reason=match.end_reason,
-            applied=[
-                schemas.AppliedOut(
-                    index=a.index, seat=a.seat, action=a.action, label=a.label, by_bot=a.by_bot
-                )
-                for a in outcome.applied
-            ],
+            applied=[schemas.AppliedOut.model_validate(a) for a in outcome.applied],
             legal_actions=[schemas.LegalActionOut(**a) for a in legal],
             observation=state.observation(seat) if body.include_view else None,
         )
@@ -204,16 +198,8 @@ def actions(
     """The match's actions from index `since` (players only until the match is over)."""
 
     def work(db: Session) -> list[schemas.AppliedOut]:
-        match, seats = matches.get_match(db, match_id)
-        if match.status != MatchStatus.FINISHED:
-            matches.seat_of(seats, caller)
-        rows = queries.match_actions(db, match_id, since=since, limit=limit)
-        return [
-            schemas.AppliedOut(
-                index=a.index, seat=a.seat, action=a.action, label=a.label, by_bot=a.by_bot
-            )
-            for a in rows
-        ]
+        rows = matches.actions_of(db, match_id, caller, since=since, limit=limit)
+        return [schemas.AppliedOut.model_validate(a) for a in rows]
 
     return run(ctx, work, write=False)
 
@@ -233,8 +219,7 @@ def result(match_id: MatchId, ctx: Ctx) -> schemas.ResultOut:
 
     def work(db: Session) -> schemas.ResultOut:
         row = results.get_result(db, match_id)
-        entry = queries.outbox_entry(db, row.id or 0)
-        return present.result(row, entry.batch_id if entry else None)
+        return present.result(row, results.batch_of(db, row))
 
     return run(ctx, work, write=False)
 

@@ -7,8 +7,8 @@ from fastapi import APIRouter, Response
 from api import schemas
 from api.deps import Ctx
 from api.metrics import metrics_response, record_health
-from ledger.health import HealthReport, check_health
-from ledger.services.context import Context
+from ledger.health.report import HealthReport, check_health
+from ledger.runtime.context import Context
 
 router = APIRouter(tags=["system"])
 

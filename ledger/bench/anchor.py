@@ -30,26 +30,27 @@ from eth_account import Account
 from sqlalchemy import Engine, func, insert, select
 from sqlmodel import col
 
-from ledger import signing
-from ledger.anchoring import AnchorConfig, Anchorer
-from ledger.db import create_all, make_engine, session_scope
-from ledger.deploy import Deployment, deploy_all
-from ledger.devchain import start_anvil
+from ledger.anchoring.service import AnchorConfig, Anchorer
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
+from ledger.db import create_all, make_engine, unit_of_work
+from ledger.db.models.anchoring import Batch, BatchStatus, ResultProof
+from ledger.db.models.base import utcnow
+from ledger.db.models.matches import Match
+from ledger.db.models.results import MatchResult, OutboxEntry
+from ledger.db.models.wallets import Wallet
+from ledger.devstack.anvil import start_anvil
+from ledger.devstack.deploy import deploy_all
+from ledger.devstack.servers import RedisServer
 from ledger.errors import MetaLedgerError
-from ledger.localservices import RedisServer
-from ledger.matchledger import Rpc
-from ledger.models.anchoring import Batch, BatchStatus, ResultProof
-from ledger.models.base import utcnow
-from ledger.models.matches import Match
-from ledger.models.results import MatchResult, OutboxEntry
-from ledger.models.wallets import Wallet
+from ledger.protocol import eip712
+from ledger.protocol.signatures import sign_digest
 from ledger.settings import ANVIL_DEV_KEYS, child_environment
 
 PUBLISHER_KEY, SIGNER_KEY, ANCHORER_KEY = ANVIL_DEV_KEYS[0], ANVIL_DEV_KEYS[1], ANVIL_DEV_KEYS[2]
 PLAYERS = (Account.from_key(ANVIL_DEV_KEYS[5]).address, Account.from_key(ANVIL_DEV_KEYS[6]).address)
 GAS_SIZES = (1, 64, 1024)
 CHUNK = 1024
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _sign_chunk(args: tuple[int, int, str]) -> list[dict[str, Any]]:
@@ -58,7 +59,7 @@ def _sign_chunk(args: tuple[int, int, str]) -> list[dict[str, Any]]:
     signer = Account.from_key(SIGNER_KEY).address
     rows = []
     for _ in range(n):
-        result = signing.MatchResult(
+        result = eip712.MatchResult(
             match_id=os.urandom(32),
             game="metax",
             ruleset_version="1",
@@ -72,7 +73,7 @@ def _sign_chunk(args: tuple[int, int, str]) -> list[dict[str, Any]]:
             winner=PLAYERS[0],
             ownership_block=1,
         )
-        digest = signing.result_digest(result, chain_id, ledger)
+        digest = eip712.result_digest(result, chain_id, ledger)
         m = result.as_message()
         rows.append(
             {
@@ -91,7 +92,7 @@ def _sign_chunk(args: tuple[int, int, str]) -> list[dict[str, Any]]:
                 "winner": PLAYERS[0],
                 "ownership_block": 1,
                 "digest": "0x" + digest.hex(),
-                "signature": "0x" + signing.sign_digest(SIGNER_KEY, digest).hex(),
+                "signature": "0x" + sign_digest(SIGNER_KEY, digest).hex(),
                 "signer": signer,
                 "end_reason": "ko",
                 "transcript": {},
@@ -179,13 +180,13 @@ def _gas_per_result(
         start += size
         anchorer = Anchorer(
             engine,
-            Rpc(anvil_url),
+            JsonRpc(anvil_url),
             deployment.match_ledger,
             ANCHORER_KEY,
             AnchorConfig(batch_max_results=size),
         )
         report = anchorer.run_until_idle(force=True)
-        with session_scope(engine) as s:
+        with unit_of_work(engine) as s:
             batch = s.get(Batch, report.confirmed[-1])
             assert batch is not None and batch.gas_used is not None and batch.count == size
             out[str(size)] = round(batch.gas_used / size, 1)
@@ -200,7 +201,7 @@ def _rss_mb(pid: int) -> float:
 
 
 def _done(engine: Engine, n: int) -> bool:
-    with session_scope(engine) as s:
+    with unit_of_work(engine) as s:
         proofs = s.execute(select(func.count()).select_from(ResultProof)).scalar_one()
         open_ = s.execute(
             select(func.count())
@@ -257,7 +258,7 @@ def run(results: int = 100_000, **_: Any) -> dict[str, Any]:
                         "--concurrency=1",
                         "--loglevel=WARNING",
                     ],
-                    cwd=PROJECT_ROOT,
+                    cwd=tmp,
                     env=env,
                     stdout=log,
                     stderr=subprocess.STDOUT,
@@ -284,7 +285,7 @@ def run(results: int = 100_000, **_: Any) -> dict[str, Any]:
                     time.sleep(0.05)
                 elapsed = time.perf_counter() - t0
                 rss = _rss_mb(worker.pid)
-                with session_scope(engine) as s:
+                with unit_of_work(engine) as s:
                     batches = s.execute(select(func.count()).select_from(Batch)).scalar_one()
             finally:
                 if worker.poll() is None:

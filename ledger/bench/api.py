@@ -19,14 +19,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from ledger.errors import ServiceUnavailable
+from ledger.bench.waiting import wait_for_health
 
 GAME = "metax"
 ACTION_CLIENTS = 4
@@ -64,12 +63,12 @@ class _Stack:
         from eth_account import Account
 
         from engine import get_game
-        from ledger.deploy import deploy_from_settings, seed_demo
-        from ledger.devchain import start_anvil
-        from ledger.migrations import upgrade
-        from ledger.ports import free_port
+        from ledger.db.migrations import upgrade
+        from ledger.devstack.anvil import start_anvil
+        from ledger.devstack.deploy import deploy_from_settings, seed_demo
+        from ledger.devstack.ports import free_port
+        from ledger.protocol.tokenids import token_id
         from ledger.settings import ANVIL_DEV_KEYS, child_environment
-        from ledger.tokenids import token_id
 
         self.anvil = start_anvil(log_file=self.tmp / "anvil.log")
         deployment = deploy_from_settings(self.anvil.w3, self.anvil.rpc_url)
@@ -118,19 +117,8 @@ class _Stack:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
             )
-        deadline = time.monotonic() + 60
-        while True:
-            if self.api.poll() is not None:
-                raise ServiceUnavailable(f"the API exited; see {self.tmp / 'api.log'}")
-            try:
-                # answering is enough: no broker or worker runs here, so /healthz says 503
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code in (200, 503):
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise ServiceUnavailable(f"the API did not start; see {self.tmp / 'api.log'}")
-            time.sleep(0.2)
+        # answering is enough: no broker or worker runs here, so /healthz says 503
+        wait_for_health(self.api, self.url, self.tmp / "api.log", statuses=(200, 503))
 
     def stop(self) -> None:
         if self.api is not None and self.api.poll() is None:
@@ -144,7 +132,7 @@ class _Stack:
 
 
 def _sign_in_all(url: str, keys: list[str]) -> list[str]:
-    from ledger.cli.play import ApiPlayer
+    from ledger.client.api import ApiPlayer
 
     def one(key: str) -> str:
         with httpx.Client(base_url=url, timeout=30) as http:
@@ -257,7 +245,7 @@ def _closed_loop(
 
 
 def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
-    from ledger.cli.play import ApiPlayer
+    from ledger.client.api import ApiPlayer
 
     sent = [0] * len(keys)
     applied = [0] * len(keys)
@@ -280,7 +268,7 @@ def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
             def count(_choice: Any, out: dict[str, Any]) -> None:
                 applied[k] += len(out["applied"])
 
-            final, n = _play_until(player, match["id"], stop_at, count)
+            final, n = player.play(match["id"], on_action=count, stop_at=stop_at)
             sent[k] += n
             if final == "finished":
                 finished[k] += 1
@@ -301,27 +289,6 @@ def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
         "engine_actions_per_s": round(sum(applied) / elapsed, 1),
         "bot_matches_finished": sum(finished),
     }
-
-
-def _play_until(
-    player: Any, match_id: str, stop_at: float, on_action: Callable[[Any, dict[str, Any]], None]
-) -> tuple[str, int]:
-    view = player.call("GET", f"/matches/{match_id}/view")
-    legal, version, status = (
-        view["legal_actions"],
-        view["match"]["version"],
-        view["match"]["status"],
-    )
-    sent = 0
-    while status == "active" and time.perf_counter() < stop_at:
-        choice = legal[player.rng.randrange(len(legal))]
-        out = player.call(
-            "POST", f"/matches/{match_id}/actions", {"action": choice["action"], "version": version}
-        )
-        sent += 1
-        on_action(choice, out)
-        legal, version, status = out["legal_actions"], out["version"], out["status"]
-    return status, sent
 
 
 def run(

@@ -1,6 +1,6 @@
 """`metaledger bench fuzz`: nothing a client sends takes the service down.
 
-1. starts the local stack (`metaledger run`, i.e. ledger.localstack.LocalStack) in a temporary
+1. starts the local stack (`metaledger run`, i.e. ledger.devstack.stack.LocalStack) in a temporary
    data dir, signs a demo wallet in, plays one bot match to its anchored bundle and leaves a
    second match live (real ids for the path parameters);
 2. schemathesis over the whole OpenAPI (every operation, positive and negative data,
@@ -34,8 +34,10 @@ import httpx
 import psutil
 
 from ledger.bench import hostile
+from ledger.bench.waiting import wait_for_health
+from ledger.devstack.ports import free_port
+from ledger.devstack.stack import server_command
 from ledger.errors import ServiceUnavailable
-from ledger.ports import free_port
 from ledger.settings import child_environment
 
 #: schemathesis examples per (operation, mode, caller, ids) run; rounds repeat until the total
@@ -106,26 +108,13 @@ class _Stack:
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
-        deadline = time.monotonic() + 240
-        while True:
-            if self.run.poll() is not None:
-                raise ServiceUnavailable(f"the stack exited; see {self.tmp / 'run.log'}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise ServiceUnavailable(f"the stack did not come up; see {self.tmp / 'run.log'}")
-            time.sleep(0.5)
+        wait_for_health(self.run, self.url, self.tmp / "run.log", timeout=240, poll=0.5)
         root = psutil.Process(self.run.pid)
         self.watched["stack"] = root
         for child in root.children(recursive=True):
-            line = child.cmdline()
-            if "ledger.cli" in line and "api" in line:
-                self.watched["api"] = child
-            elif "ledger.cli" in line and "worker" in line:
-                self.watched["worker"] = child
+            for name in ("api", "worker"):
+                if child.cmdline()[1:] == server_command(name)[1:]:
+                    self.watched[name] = child
         if "api" not in self.watched:
             raise ServiceUnavailable("could not find the API process of the stack")
 
@@ -155,8 +144,8 @@ class _Stack:
 
 def _prepare(url: str) -> dict[str, Any]:
     """A signed-in demo wallet, a finished match with its anchored bundle, a live match."""
-    from ledger.cli.play import ApiPlayer
-    from ledger.stackdeploy import DEMO_KEYS
+    from ledger.client.api import ApiPlayer
+    from ledger.devstack.demo import DEMO_KEYS
 
     http = httpx.Client(base_url=url, timeout=60)
     player = ApiPlayer(http, DEMO_KEYS[0])

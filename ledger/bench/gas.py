@@ -19,13 +19,14 @@ from typing import Any
 from eth_account import Account
 from web3.types import TxParams, Wei
 
-from ledger import merkle
-from ledger.deploy import Deployment, contract, deploy_all
-from ledger.devchain import AnvilNode, start_anvil
+from ledger.chain.deployment import Deployment
+from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.deploy import contract, deploy_all
 from ledger.errors import ChainError
+from ledger.protocol import merkle
+from ledger.protocol.eip712 import Offer, sign_offer
+from ledger.protocol.tokenids import token_id
 from ledger.settings import ANVIL_DEV_KEYS
-from ledger.signing import Offer, sign_offer
-from ledger.tokenids import token_id
 
 ANCHOR_BAR = 60_000
 SWAP_BAR = 140_000

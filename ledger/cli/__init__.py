@@ -1,45 +1,85 @@
-"""The `metaledger` command line. Each command group lives in its own module."""
+"""The `metaledger` command line, a leaf: each command's module is imported only when it runs.
+
+So `metaledger verify` loads the verifier and nothing of the database, the API or the local
+stack, and `metaledger verify --help` starts quickly."""
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
-from ledger.cli import audit, bench, chain, contracts, db, doctor, engine, play, stack
+#: command -> (module, attribute: a Typer app or a command function, help of a command group)
+COMMANDS: dict[str, tuple[str, str, str | None]] = {
+    "verify": ("ledger.cli.audit", "verify", None),
+    "play": ("ledger.cli.play", "play", None),
+    "doctor": ("ledger.cli.doctor", "doctor", None),
+    "run": ("ledger.cli.stack", "run", None),
+    "api": ("ledger.cli.stack", "api", None),
+    "worker": ("ledger.cli.stack", "worker", None),
+    "beat": ("ledger.cli.stack", "beat", None),
+    "engine": ("ledger.cli.engine", "app", "Play, replay and test matches on the rules engine."),
+    "chain": ("ledger.cli.chain", "app", "The local Anvil chain: start, stop, deploy, seed."),
+    "contracts": ("ledger.cli.contracts", "app", "Compile the Solidity contracts into artifacts."),
+    "bench": ("ledger.cli.bench", "app", "Benchmarks that print JSON."),
+    "audit": ("ledger.cli.audit", "app", "Export match bundles for auditors."),
+    "db": ("ledger.cli.db", "app", "Database migrations."),
+}
+
+
+class LazyCommands(TyperGroup):
+    """The top-level group: lists every command, imports a command's module on first use."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """Every command, in the order of COMMANDS."""
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        """The click command `cmd_name`, built from its module when first asked for."""
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            module, attribute, group_help = COMMANDS[cmd_name]
+            target = getattr(importlib.import_module(module), attribute)
+            if isinstance(target, typer.Typer):
+                command: Any = typer.main.get_group(target)
+            else:
+                single = typer.Typer(add_completion=False)
+                single.command(cmd_name)(target)
+                command = typer.main.get_command(single)
+            command.name = cmd_name
+            if group_help is not None:
+                command.help = group_help
+            self.commands[cmd_name] = command
+        return self.commands.get(cmd_name)
+
 
 app = typer.Typer(
     name="metaledger",
+    cls=LazyCommands,
     help="Verifiable trading-card ownership and match results.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-app.add_typer(engine.app, name="engine", help="Play, replay and test matches on the rules engine.")
-app.add_typer(chain.app, name="chain", help="The local Anvil chain: start, stop, deploy, seed.")
-app.add_typer(
-    contracts.app, name="contracts", help="Compile the Solidity contracts into artifacts."
-)
-app.add_typer(bench.app, name="bench", help="Benchmarks that print JSON.")
-app.add_typer(audit.app, name="audit", help="Export match bundles for auditors.")
-app.add_typer(db.app, name="db", help="Database migrations.")
-app.command("verify")(audit.verify)
-app.command("play")(play.play)
-app.command("doctor")(doctor.doctor)
-app.command("run")(stack.run)
-app.command("api")(stack.api)
-app.command("worker")(stack.worker)
-app.command("beat")(stack.beat)
+
+
+@app.callback()
+def _root() -> None:
+    """Verifiable trading-card ownership and match results."""
 
 
 def main() -> None:
     """Entry point: run the CLI, turning expected errors into one-line messages."""
-    from engine import EngineError
-    from ledger.errors import MetaLedgerError
-
     try:
         app()
-    except (MetaLedgerError, EngineError) as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        sys.exit(2)
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:
+        from engine import EngineError
+        from ledger.errors import MetaLedgerError
+
+        if not isinstance(exc, MetaLedgerError | EngineError):
+            raise
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        sys.exit(2)

@@ -22,14 +22,14 @@ def export(
 ) -> None:
     """Export the self-contained bundle of an anchored match (reads the operator's database and
     deployment file, in the local stack's data directory by default)."""
-    from ledger.bundle import export_from_settings
-    from ledger.db import get_engine, session_scope
+    from ledger.audit.export import export_from_settings
+    from ledger.db import get_engine, unit_of_work
+    from ledger.devstack.stackinfo import require_local_state
     from ledger.settings import get_settings
-    from ledger.stackinfo import require_local_state
 
     use_data_dir(data_dir)
     require_local_state(get_settings())
-    with session_scope(get_engine(), write=False) as session:
+    with unit_of_work(get_engine(), write=False) as session:
         bundle = export_from_settings(session, match_id)
     text = json.dumps(bundle, indent=2, sort_keys=True) + "\n"
     if str(output) == "-":
@@ -49,14 +49,15 @@ def verify(
 
     The bundle is read with the API's input limits (size, nesting, numbers, Unicode) and its
     shape checked first: a malformed bundle gets one `error:` line naming what is wrong."""
-    from ledger.bundle import load_bundle
+    from ledger.audit.verify import verify_bundle
+    from ledger.protocol.bundle import load_bundle
+    from ledger.protocol.untrusted import JsonLimits, restore_recursion_limit
     from ledger.settings import get_settings
-    from ledger.untrusted import JsonLimits, restore_recursion_limit
-    from ledger.verify import verify_bundle
 
     restore_recursion_limit()
-    bundle = load_bundle(Path(file), JsonLimits.for_bundles(get_settings()))
-    checks = verify_bundle(bundle, rpc)
+    settings = get_settings()
+    bundle = load_bundle(Path(file), JsonLimits.for_bundles(settings))
+    checks = verify_bundle(bundle, rpc, max_log_range=settings.rpc_max_log_range)
     for check in checks:
         mark = (
             typer.style("✓", fg=typer.colors.GREEN)

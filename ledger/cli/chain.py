@@ -21,8 +21,8 @@ def start(
     data_dir: DataDir = None,
 ) -> None:
     """Start a local Anvil in the background (state, with historical states, kept under the data dir)."""
-    from ledger.devchain import start_anvil
-    from ledger.ports import free_port, is_free, port_holder
+    from ledger.devstack.anvil import start_anvil
+    from ledger.devstack.ports import free_port, is_free, port_holder
 
     use_data_dir(data_dir)
     settings = get_settings()
@@ -76,7 +76,7 @@ def deploy(
     data_dir: DataDir = None,
 ) -> None:
     """Deploy the contracts to METALEDGER_RPC_URL and write the deployment file (seeds demo cards on Anvil)."""
-    from ledger.stackdeploy import ensure_deployment
+    from ledger.devstack.deploy import ensure_deployment
 
     use_data_dir(data_dir)
     settings = get_settings()
@@ -91,16 +91,20 @@ def seed(data_dir: DataDir = None) -> None:
     """Mint the demo collection again to the demo wallets (Anvil only)."""
     from web3 import Web3
 
-    from ledger.deploy import Deployment, seed_demo
+    from ledger.chain.deployment import Deployment
+    from ledger.chain.transport import JsonRpc
+    from ledger.devstack.demo import demo_holdings
+    from ledger.devstack.deploy import seed_demo
     from ledger.settings import ANVIL_CHAIN_ID
-    from ledger.stackdeploy import demo_holdings
 
     use_data_dir(data_dir)
     settings = get_settings()
     deployment = Deployment.load(settings.resolved_deployment_file)
-    w3 = Web3(Web3.HTTPProvider(settings.rpc_url))
-    if w3.eth.chain_id != ANVIL_CHAIN_ID:
+    with JsonRpc(settings.rpc_url) as rpc:
+        chain_id = rpc.chain_id()
+    if chain_id != ANVIL_CHAIN_ID:
         raise ConfigurationError("demo seeding only runs on a local Anvil chain (chain id 31337)")
+    w3 = Web3(Web3.HTTPProvider(settings.rpc_url))
     hashes = seed_demo(w3, deployment, settings.publisher_key.get_secret_value(), demo_holdings())
     typer.echo(f"minted the demo collection in {len(hashes)} transactions")
 
@@ -108,12 +112,12 @@ def seed(data_dir: DataDir = None) -> None:
 @app.command("status")
 def status(data_dir: DataDir = None) -> None:
     """Print the chain id and latest block at METALEDGER_RPC_URL, and the deployment."""
-    from ledger.devchain import rpc_call
+    from ledger.chain.transport import JsonRpc
 
     use_data_dir(data_dir)
     settings = get_settings()
-    chain_id = int(rpc_call(settings.rpc_url, "eth_chainId"), 16)
-    block = int(rpc_call(settings.rpc_url, "eth_blockNumber"), 16)
+    with JsonRpc(settings.rpc_url, timeout=5) as rpc:
+        chain_id, block = rpc.chain_id(), rpc.block_number()
     typer.echo(f"chain id {chain_id}, block {block} at {settings.rpc_url}")
     path = settings.resolved_deployment_file
     typer.echo(path.read_text() if path.exists() else f"no deployment file at {path}")

@@ -18,8 +18,8 @@ def upgrade(
     data_dir: DataDir = None,
 ) -> None:
     """Bring the database schema up to date (Alembic)."""
-    from ledger.migrations import current
-    from ledger.migrations import upgrade as do_upgrade
+    from ledger.db.migrations import current
+    from ledger.db.migrations import upgrade as do_upgrade
 
     use_data_dir(data_dir)
     do_upgrade(url, revision)
@@ -31,7 +31,7 @@ def show_current(
     url: str | None = typer.Option(None, help="database URL"), data_dir: DataDir = None
 ) -> None:
     """Print the database's current revision."""
-    from ledger.migrations import current
+    from ledger.db.migrations import current
 
     use_data_dir(data_dir)
     typer.echo(current(url) or "(empty database)")

@@ -20,12 +20,12 @@ from rich.console import Console
 from rich.table import Table
 
 from ledger.cli.options import DataDir, use_data_dir
+from ledger.devstack.toolchain import node_bin, node_package_version
 from ledger.errors import MetaLedgerError, ToolchainMissing
 from ledger.settings import get_settings
-from ledger.toolchain import PROJECT_ROOT, node_bin
 
 if TYPE_CHECKING:
-    from ledger.stackinfo import StackInfo
+    from ledger.devstack.stackinfo import StackInfo
 
 
 @dataclass
@@ -72,18 +72,19 @@ def _check_npm_tool(name: str) -> Callable[[], Check]:
 
 def _check_npm_package(package: str) -> Callable[[], Check]:
     def check() -> Check:
-        manifest = PROJECT_ROOT / "node_modules" / package / "package.json"
-        if not manifest.exists():
+        try:
+            version = node_package_version(package)
+        except MetaLedgerError as exc:
+            return Check(package, False, str(exc), "make install")
+        if version is None:
             return Check(package, False, "not installed", "make install")
-        import json
-
-        return Check(package, True, json.loads(manifest.read_text())["version"])
+        return Check(package, True, version)
 
     return check
 
 
 def _running_stack() -> StackInfo | None:
-    from ledger.stackinfo import find_stack
+    from ledger.devstack.stackinfo import find_stack
 
     try:
         return find_stack(get_settings())
@@ -99,12 +100,13 @@ def _check_stack() -> Check:
 
 
 def _check_chain() -> Check:
-    from ledger.devchain import rpc_call
+    from ledger.chain.transport import JsonRpc
 
     stack = _running_stack()
     url = stack.rpc_url if stack is not None else get_settings().rpc_url
     try:
-        chain_id = int(rpc_call(url, "eth_chainId", timeout=2.0), 16)
+        with JsonRpc(url, timeout=2.0, retries=0) as rpc:
+            chain_id = rpc.chain_id()
     except MetaLedgerError:
         return Check("chain", False, f"nothing answers at {url}", "make run (starts a local Anvil)")
     return Check("chain", True, f"chain id {chain_id} at {url}")
@@ -126,7 +128,7 @@ def _doctor_log(server: str) -> Path:
 
 
 def _check_anvil_server() -> Check:
-    from ledger.devchain import start_anvil
+    from ledger.devstack.anvil import start_anvil
 
     settings = get_settings()
     if "rpc_url" in settings.model_fields_set:
@@ -159,7 +161,7 @@ def _fix_for(state: Path) -> str:
 def _check_redis_server() -> Check:
     import redis
 
-    from ledger.localservices import RedisServer
+    from ledger.devstack.servers import RedisServer
 
     settings = get_settings()
     if settings.broker_url:
@@ -192,7 +194,7 @@ def _check_redis_server() -> Check:
 
 
 def _check_postgres_server() -> Check:
-    from ledger.localservices import PostgresServer
+    from ledger.devstack.servers import PostgresServer
 
     scratch = _scratch_dir()
     try:

@@ -7,8 +7,6 @@ from typing import Annotated
 
 import typer
 
-from ledger.settings import override_settings
-
 DataDir = Annotated[
     Path | None,
     typer.Option(
@@ -21,4 +19,6 @@ DataDir = Annotated[
 
 def use_data_dir(path: Path | None) -> None:
     """Make `--data-dir` (when given) the settings' data directory for this process."""
+    from ledger.settings import override_settings
+
     override_settings(data_dir=path)

@@ -57,8 +57,8 @@ def take_terminal_foreground() -> Callable[[], None]:
 def run(data_dir: DataDir = None) -> None:
     """Start Anvil, deploy and seed, migrate, redis-server, a worker, beat and the API under one
     supervisor; Ctrl-C stops them all and exits 0."""
-    from ledger.childprocess import StopRequested
-    from ledger.localstack import LocalStack
+    from ledger.devstack.childprocess import StopRequested
+    from ledger.devstack.stack import LocalStack
 
     use_data_dir(data_dir)
     console = Console(soft_wrap=True)
@@ -90,8 +90,8 @@ def run(data_dir: DataDir = None) -> None:
 
 
 def _print_welcome(console: Console, stack: object) -> None:
-    from ledger.localstack import LocalStack
-    from ledger.stackdeploy import describe_demo
+    from ledger.devstack.demo import describe_demo
+    from ledger.devstack.stack import LocalStack
 
     assert isinstance(stack, LocalStack)
     console.rule("[bold]MetaLedger is running")
@@ -107,31 +107,36 @@ def _print_welcome(console: Console, stack: object) -> None:
     console.print("Press Ctrl-C to stop.")
 
 
+def _exec_server(name: str, **settings: str) -> None:
+    """Replace this process by server process `name` (its own module, as the stack runs it),
+    with this command's settings in its environment."""
+    from ledger.devstack.stack import server_command
+    from ledger.settings import child_environment
+
+    env = child_environment(data_dir=str(get_settings().data_dir), **settings)
+    command = server_command(name)
+    os.execve(command[0], command, env)
+
+
 def api(
     host: str = typer.Option(None, help="default: METALEDGER_API_HOST"),
     port: int = typer.Option(None, help="default: METALEDGER_API_PORT"),
     data_dir: DataDir = None,
 ) -> None:
     """Serve the API with uvicorn (with the API's own HTTP limits, see api.server)."""
-    from api.server import serve
-
     use_data_dir(data_dir)
     settings = get_settings()
-    serve(host or settings.api_host, port or settings.api_port)
+    _exec_server("api", api_host=host or settings.api_host, api_port=str(port or settings.api_port))
 
 
 def worker(data_dir: DataDir = None) -> None:
     """Run a Celery worker on the configured broker (solo pool: tasks are short and idempotent).
     The periodic schedule is `metaledger beat`'s, run once per deployment."""
-    from workers.app import celery_app
-
     use_data_dir(data_dir)
-    celery_app.worker_main(["worker", "--loglevel=INFO", "--pool=solo", "--concurrency=1"])
+    _exec_server("worker")
 
 
 def beat(data_dir: DataDir = None) -> None:
     """Run the periodic schedule (Celery beat); a second one on the same data dir waits."""
-    from workers.beat import run_beat
-
     use_data_dir(data_dir)
-    run_beat(get_settings(), lambda line: print(line, flush=True))
+    _exec_server("beat")

@@ -15,14 +15,15 @@ from pydantic import SecretStr
 
 from api.app import create_app
 from api.server import uvicorn_config
-from ledger.chain import ChainClient, load_addresses
+from ledger.chain.client import ChainClient
+from ledger.chain.deployment import Deployment, load_addresses
 from ledger.db import dispose_engine
-from ledger.deploy import Deployment, seed_demo
-from ledger.devchain import AnvilNode
-from ledger.migrations import upgrade
-from ledger.ports import free_port
+from ledger.db.migrations import upgrade
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import seed_demo
+from ledger.devstack.ports import free_port
+from ledger.protocol.tokenids import token_id
 from ledger.settings import ANVIL_DEV_KEYS, Settings
-from ledger.tokenids import token_id
 from tests.api.helpers import Player, register_deck, sign_in
 
 #: dev keys of the players (0-2 are publisher, signer, anchorer)
@@ -116,7 +117,7 @@ def healthy_api(
     """A live app whose every component is up (a broker and a worker heartbeat), so that
     /healthz answers 200 and any 5xx is the request's fault; inside an EVM snapshot."""
     from ledger.db import get_engine
-    from ledger.heartbeat import HeartbeatThread
+    from ledger.health.heartbeat import HeartbeatThread
 
     upgrade(database_url)
     heartbeat = HeartbeatThread(get_engine(database_url), "celery@tests", 5.0)
@@ -194,7 +195,7 @@ def transfer(
     """ERC-1155 safeTransferFrom signed by `key` (mined at once on Anvil)."""
     from eth_account import Account
 
-    from ledger.deploy import contract
+    from ledger.devstack.deploy import contract
 
     sender = Account.from_key(key)
     token_contract = contract(anvil.w3, deployment, "CardToken")

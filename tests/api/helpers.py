@@ -11,7 +11,7 @@ from eth_account import Account
 from eth_account.messages import encode_defunct
 from eth_utils import keccak
 
-from ledger import siwe
+from ledger.protocol import siwe
 
 
 @dataclass

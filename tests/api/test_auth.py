@@ -9,8 +9,8 @@ import pytest
 from eth_account import Account
 from eth_account.messages import encode_defunct
 
-from ledger import siwe
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
+from ledger.protocol import siwe
 from tests.api.conftest import PLAYER_KEYS
 from tests.api.helpers import sign_in, signed_message
 

@@ -6,9 +6,9 @@ import pytest
 from typer.testing import CliRunner
 
 from engine import get_game
+from ledger.chain.deployment import Deployment
 from ledger.cli import app
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
 from tests.api.conftest import PLAYER_KEYS, LiveServer, mint
 
 pytestmark = pytest.mark.chain

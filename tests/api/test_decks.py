@@ -6,10 +6,10 @@ import httpx
 import pytest
 
 from engine import get_game
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.chain.deployment import Deployment
+from ledger.devstack.anvil import AnvilNode
 from tests.api.conftest import PLAYER_KEYS, mint
-from tests.api.helpers import register_deck, sign_in
+from tests.api.helpers import Player, register_deck, sign_in
 
 pytestmark = pytest.mark.chain
 GAME = "metamasters"
@@ -19,12 +19,20 @@ def _needs(game: str, deck: dict[str, int]) -> dict[tuple[str, str], int]:
     return {(game, c): n for c, n in get_game(game).required_tokens(deck).items()}
 
 
-def test_deck_commitment_records_the_pinned_block(
+def _holder(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment
-) -> None:
+) -> tuple[Player, dict[str, int]]:
+    """A signed-in player who holds the cards of the first starter deck, and that deck."""
     player = sign_in(client, PLAYER_KEYS[0])
     deck = dict(get_game(GAME).starter_decks[0])
     mint(anvil, deployment, {player.address: _needs(GAME, deck)})
+    return player, deck
+
+
+def test_deck_commitment_records_the_pinned_block(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    player, deck = _holder(client, anvil, deployment)
     commitment = register_deck(player, GAME, deck)
     block = anvil.w3.eth.get_block(commitment["block_number"])
     assert commitment["block_hash"] == block["hash"].to_0x_hex()
@@ -82,9 +90,7 @@ def test_unknown_game_and_malformed_decks(client: httpx.Client) -> None:
 def test_same_copies_cannot_be_in_two_live_matches(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment
 ) -> None:
-    player = sign_in(client, PLAYER_KEYS[0])
-    deck = dict(get_game(GAME).starter_decks[0])
-    mint(anvil, deployment, {player.address: _needs(GAME, deck)})
+    player, deck = _holder(client, anvil, deployment)
     first = register_deck(player, GAME, deck)
     second = register_deck(player, GAME, deck)  # not in a match yet: allowed
     assert player.post("/matches", {"game": GAME, "deck_id": first["id"]}).status_code == 201
@@ -118,16 +124,16 @@ def test_collection_lists_held_cards(
 def test_collection_comes_from_the_indexer_once_it_ran(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment, api_settings: object
 ) -> None:
+    from ledger.chain.transport import JsonRpc
     from ledger.db import get_engine
-    from ledger.indexer import Indexer
-    from ledger.matchledger import Rpc
+    from ledger.indexing.service import Indexer
 
     player = sign_in(client, PLAYER_KEYS[0])
     assert client.get(f"/wallets/{player.address}/cards?source=indexer").status_code == 404
     mint(anvil, deployment, {player.address: {(GAME, "MM-A01"): 2}})
     url = api_settings.resolved_database_url  # type: ignore[attr-defined]
     Indexer(
-        get_engine(url), Rpc(anvil.rpc_url), deployment.card_token, deployment.deployment_block
+        get_engine(url), JsonRpc(anvil.rpc_url), deployment.card_token, deployment.deployment_block
     ).run_once()
     body = client.get(f"/wallets/{player.address}/cards").json()
     assert body["source"] == "indexer"

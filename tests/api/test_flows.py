@@ -7,9 +7,9 @@ import httpx
 import pytest
 
 from engine import game_names, get_game, replay
-from ledger import signing
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.chain.deployment import Deployment
+from ledger.devstack.anvil import AnvilNode
+from ledger.protocol import eip712
 from tests.api.conftest import PLAYER_KEYS, mint
 from tests.api.helpers import (
     commit_and_reveal,
@@ -37,14 +37,14 @@ def _check_result(
     r = client.get(f"/matches/{match_id}/result")
     assert r.status_code == 200, r.text
     res = r.json()
-    struct = signing.MatchResult.from_message(res["typed_data"]["message"])
-    recovered = signing.recover_result_signer(
+    struct = eip712.MatchResult.from_message(res["typed_data"]["message"])
+    recovered = eip712.recover_result_signer(
         struct, res["signature"], anvil.chain_id, deployment.match_ledger
     )
     assert recovered == deployment.signer == res["signer"]
     assert (
         res["digest"]
-        == "0x" + signing.result_digest(struct, anvil.chain_id, deployment.match_ledger).hex()
+        == "0x" + eip712.result_digest(struct, anvil.chain_id, deployment.match_ledger).hex()
     )
     transcript = client.get(f"/matches/{match_id}/transcript").json()
     replayed = replay(transcript)
@@ -109,5 +109,5 @@ def test_two_player_match_ends_in_a_signed_result(
     res = _check_result(client, match["id"], deployment, anvil)
     assert (res["player0"], res["player1"]) == (a.address, b.address)
     assert (res["deck0"], res["deck1"]) == (d0["deck_hash"], d1["deck_hash"])
-    expected_winner = {0: a.address, 1: b.address, None: signing.ZERO_ADDRESS}[final["winner_seat"]]
+    expected_winner = {0: a.address, 1: b.address, None: eip712.ZERO_ADDRESS}[final["winner_seat"]]
     assert res["winner"] == expected_winner

@@ -14,14 +14,14 @@ import httpx
 import pytest
 from sqlalchemy import update
 
+from ledger.chain.deployment import Deployment
 from ledger.db import dispose_engine, get_engine
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
-from ledger.heartbeat import HeartbeatThread
-from ledger.localservices import RedisServer
-from ledger.models.base import utcnow
-from ledger.models.results import OutboxEntry
-from ledger.models.workers import WorkerHeartbeat
+from ledger.db.models.base import utcnow
+from ledger.db.models.results import OutboxEntry
+from ledger.db.models.workers import WorkerHeartbeat
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.servers import RedisServer
+from ledger.health.heartbeat import HeartbeatThread
 from ledger.settings import Settings
 from tests.api.conftest import LiveServer, make_settings
 from tests.ledger.anchor_support import add_results
@@ -40,7 +40,7 @@ def redis(tmp_path: Path) -> Iterator[RedisServer]:
 def settings(
     anvil: AnvilNode, database_url: str, deployment_file: Path, redis: RedisServer
 ) -> Settings:
-    from ledger.migrations import upgrade
+    from ledger.db.migrations import upgrade
 
     upgrade(database_url)
     return make_settings(

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
+from ledger.chain.deployment import Deployment
+from ledger.devstack.anvil import AnvilNode
 from tests.api.conftest import PLAYER_KEYS, LiveServer, own_starter_deck
 from tests.api.helpers import Player, sign_in
 
@@ -106,25 +106,13 @@ def player(client: httpx.Client) -> Player:
 
 
 def test_a_lone_surrogate_as_a_card_id_is_a_422(player: Player) -> None:
-    body = _problem(
-        player.client.post(
-            "/decks",
-            content=b'{"game": "metax", "cards": {"\\ud800": 1}}',
-            headers={**player.headers, "Content-Type": "application/json"},
-        ),
-        422,
-        "unicode",
-    )
+    def post_deck(raw: bytes) -> httpx.Response:
+        headers = {**player.headers, "Content-Type": "application/json"}
+        return player.client.post("/decks", content=raw, headers=headers)
+
+    body = _problem(post_deck(b'{"game": "metax", "cards": {"\\ud800": 1}}'), 422, "unicode")
     assert body["field"] == '$.cards["\\ud800"]'
-    _problem(
-        player.client.post(
-            "/decks",
-            content=b'{"game": "\\udfff", "cards": {"x": 1}}',
-            headers={**player.headers, "Content-Type": "application/json"},
-        ),
-        422,
-        "unicode",
-    )
+    _problem(post_deck(b'{"game": "\\udfff", "cards": {"x": 1}}'), 422, "unicode")
 
 
 def test_since_beyond_64_bits_is_a_422(player: Player) -> None:

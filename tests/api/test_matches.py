@@ -12,9 +12,9 @@ import pytest
 from eth_utils import keccak
 
 from engine import get_game
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
-from ledger.tokenids import token_id
+from ledger.chain.deployment import Deployment
+from ledger.devstack.anvil import AnvilNode
+from ledger.protocol.tokenids import token_id
 from tests.api.conftest import PLAYER_KEYS, mint, transfer
 from tests.api.helpers import Player, commit_and_reveal, register_deck, sign_in
 

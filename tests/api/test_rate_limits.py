@@ -10,7 +10,7 @@ import httpx
 import pytest
 from sqlmodel import Session
 
-from ledger import queries
+from ledger.auth import repository as auth_repository
 from ledger.db import get_engine
 from ledger.settings import Settings
 from tests.api.conftest import LiveServer
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.chain
 
 def _nonce_rows(settings: Settings) -> int:
     with Session(get_engine(settings.resolved_database_url)) as db:
-        return queries.count_nonces(db)
+        return auth_repository.count_nonces(db)
 
 
 def test_200_nonce_requests_leave_at_most_the_limit(

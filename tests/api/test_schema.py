@@ -10,10 +10,10 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 from api.app import create_app
+from ledger.chain.deployment import Deployment
 from ledger.db import dispose_engine
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
-from ledger.migrations import upgrade
+from ledger.db.migrations import upgrade
+from ledger.devstack.anvil import AnvilNode
 from tests.api.conftest import PLAYER_KEYS, LiveServer, make_settings, own_starter_deck
 from tests.api.helpers import sign_in
 
@@ -33,7 +33,7 @@ def fuzz_target(
     """One live API on SQLite for the whole module, with a signed-in player who owns a deck; a
     broker and a worker heartbeat, so that every component is up (/healthz answers 200)."""
     from ledger.db import get_engine
-    from ledger.heartbeat import HeartbeatThread
+    from ledger.health.heartbeat import HeartbeatThread
 
     url = f"sqlite:///{tmp_path_factory.mktemp('fuzz') / 'fuzz.db'}"
     upgrade(url)

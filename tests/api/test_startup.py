@@ -10,7 +10,7 @@ import pytest
 
 from api.app import create_app
 from ledger.db import dispose_engine
-from ledger.devchain import AnvilNode
+from ledger.devstack.anvil import AnvilNode
 from ledger.errors import ConfigurationError
 from tests.api.conftest import make_settings
 

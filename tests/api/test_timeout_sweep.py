@@ -8,10 +8,10 @@ import httpx
 import pytest
 from sqlmodel import Session
 
+from ledger.chain.deployment import Deployment
 from ledger.db import make_engine
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode
-from ledger.models import Match
+from ledger.db.models import Match
+from ledger.devstack.anvil import AnvilNode
 from ledger.settings import Settings, get_settings
 from tests.api.test_matches import _active
 

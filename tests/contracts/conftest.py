@@ -17,15 +17,16 @@ from eth_hash.auto import keccak
 from web3.contract import Contract
 from web3.logs import DISCARD
 
-from ledger.artifacts import Artifact, canonical_type, load_artifact, parse_artifact
-from ledger.deploy import DEMO_EDITION_SIZE, Deployment, contract
-from ledger.devchain import AnvilNode
+from ledger.chain.artifacts import Artifact, canonical_type, load_artifact, parse_artifact
+from ledger.chain.deployment import Deployment
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import DEMO_EDITION_SIZE, contract
 from ledger.settings import ANVIL_DEV_KEYS, get_settings
 
 #: Anvil dev keys #5..#9 are the collectors of these tests (#0..#2 are publisher, signer, anchorer).
 COLLECTOR_KEYS = ANVIL_DEV_KEYS[5:10]
 GAS = 3_000_000
-#: The test-only contracts' artifacts (never shipped in ledger/artifacts/).
+#: The test-only contracts' artifacts (never shipped in ledger/chain/artifacts/).
 TEST_ARTIFACTS = Path(__file__).parent / "artifacts"
 
 

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from eth_account import Account
 
-from ledger.settings import ANVIL_DEV_KEYS
-from ledger.signing import (
+from ledger.protocol.eip712 import (
     ZERO_ADDRESS,
     Offer,
     offer_digest,
@@ -18,6 +17,7 @@ from ledger.signing import (
     recover_offer_signer,
     sign_offer,
 )
+from ledger.settings import ANVIL_DEV_KEYS
 from tests.contracts.conftest import COLLECTOR_KEYS, Chain
 
 pytestmark = pytest.mark.chain

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.tokenids import token_id, token_id_hex
+from ledger.protocol.tokenids import token_id, token_id_hex
 from tests.contracts.conftest import Chain
 
 pytestmark = pytest.mark.chain

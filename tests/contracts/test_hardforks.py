@@ -14,15 +14,17 @@ from pathlib import Path
 import pytest
 from eth_account import Account
 
-from ledger import merkle
-from ledger.artifacts import CONTRACT_NAMES, load_artifact
-from ledger.deploy import Deployment, contract, deploy_all, seed_demo
-from ledger.devchain import AnvilNode, start_anvil
+from ledger.chain.artifacts import CONTRACT_NAMES, load_artifact
+from ledger.chain.contracts import MatchLedger
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
+from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.deploy import contract, deploy_all, seed_demo
 from ledger.errors import ConfigurationError
-from ledger.matchledger import MatchLedgerClient, Rpc
+from ledger.protocol import merkle
+from ledger.protocol.eip712 import Offer, sign_offer
+from ledger.protocol.tokenids import token_id
 from ledger.settings import ANVIL_DEV_KEYS, child_environment
-from ledger.signing import Offer, sign_offer
-from ledger.tokenids import token_id
 
 pytestmark = pytest.mark.chain
 
@@ -98,7 +100,7 @@ def test_cancun_chain_runs_the_whole_life_cycle(cancun: AnvilNode) -> None:
     tree = merkle.build([os.urandom(32) for _ in range(5)])
     tx = ledger.functions.anchor(1, tree.root, 5, b"\x00" * 32).transact({"from": ANCHORER})
     anchored_in = w3.eth.wait_for_transaction_receipt(tx)["blockNumber"]
-    client = MatchLedgerClient(Rpc(cancun.rpc_url), d.match_ledger)
+    client = MatchLedger(JsonRpc(cancun.rpc_url), d.match_ledger)
     event = client.anchored_batch(1)
     assert event is not None and event.block_number == anchored_in and event.root == tree.root
     assert client.verify_result(1, tree.digests[3], tree.proof(3))

@@ -10,9 +10,10 @@ from eth_abi import encode
 from eth_account import Account
 from eth_hash.auto import keccak
 
-from ledger import merkle
-from ledger.matchledger import BATCH_ALREADY_ANCHORED, MatchLedgerClient, Rpc
-from ledger.signing import (
+from ledger.chain.contracts import BATCH_ALREADY_ANCHORED, MatchLedger
+from ledger.chain.transport import JsonRpc
+from ledger.protocol import merkle
+from ledger.protocol.eip712 import (
     ZERO_ADDRESS,
     MatchResult,
     recover_result_signer,
@@ -78,9 +79,9 @@ def test_anchor_chain_events_and_views(chain: Chain) -> None:
 
 
 def test_batch_event_found_from_its_id_in_one_block(chain: Chain) -> None:
-    """MatchLedgerClient reads the anchoring block from the contract and asks for that one block's
+    """MatchLedger reads the anchoring block from the contract and asks for that one block's
     logs: no scan from the deployment block, across slots of packed blocks too."""
-    client = MatchLedgerClient(Rpc(chain.anvil.rpc_url), chain.ledger.address)
+    client = MatchLedger(JsonRpc(chain.anvil.rpc_url), chain.ledger.address)
     prev, blocks = ZERO32, {}
     for batch_id in range(1, 9):  # batches 1-6 share a slot; 7 opens the next one
         chain.anvil.mine(batch_id)  # anchoring blocks spread apart
@@ -132,7 +133,7 @@ def test_anchor_reverts(chain: Chain) -> None:
         1,
     )
     # the worker's dry run names the error from the ABI
-    client = MatchLedgerClient(Rpc(chain.anvil.rpc_url), chain.ledger.address)
+    client = MatchLedger(JsonRpc(chain.anvil.rpc_url), chain.ledger.address)
     assert client.simulate_anchor(a, 1, os.urandom(32), 1, head) == BATCH_ALREADY_ANCHORED
     assert client.simulate_anchor(a, 2, os.urandom(32), 1, head) is None
 

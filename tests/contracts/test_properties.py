@@ -12,7 +12,7 @@ from eth_account import Account
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from ledger.signing import ZERO_ADDRESS, Offer, sign_offer
+from ledger.protocol.eip712 import ZERO_ADDRESS, Offer, sign_offer
 from tests.contracts.conftest import COLLECTOR_KEYS, Chain
 
 pytestmark = pytest.mark.chain

@@ -10,8 +10,8 @@ import pytest
 from eth_abi import encode
 from eth_hash.auto import keccak
 
-from ledger.artifacts import CONTRACT_NAMES, load_artifact
-from ledger.signing import (
+from ledger.chain.artifacts import CONTRACT_NAMES, load_artifact
+from ledger.protocol.eip712 import (
     MATCH_RESULT_TYPEHASH,
     OFFER_DOMAIN_NAME,
     OFFER_TYPEHASH,

@@ -12,7 +12,7 @@ import pytest
 from eth_account import Account
 from typer.testing import CliRunner
 
-from ledger.artifacts import (
+from ledger.chain.artifacts import (
     CONTRACT_NAMES,
     ArtifactNotFoundError,
     artifact_names,
@@ -20,11 +20,12 @@ from ledger.artifacts import (
     load_artifact,
     parse_artifact,
 )
-from ledger.deploy import DEMO_EDITION_SIZE, Deployment, contract, seed_demo
-from ledger.devchain import AnvilNode
+from ledger.chain.deployment import Deployment
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.compile import PRODUCT, TEST_MOCKS, compiler_settings, current_source_hash
+from ledger.devstack.deploy import DEMO_EDITION_SIZE, contract, seed_demo
+from ledger.protocol.tokenids import token_id
 from ledger.settings import get_settings
-from ledger.solc import PRODUCT, TEST_MOCKS, compiler_settings, current_source_hash
-from ledger.tokenids import token_id
 from tests.contracts.conftest import TEST_ARTIFACTS, Chain
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,9 +106,9 @@ def test_contracts_check_cli_as_a_subprocess() -> None:
 def test_contracts_check_cli_names_a_stale_artifact(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ledger import solc
     from ledger.cli import app
-    from ledger.cli.contracts import StaleArtifactsError
+    from ledger.devstack import compile as solc
+    from ledger.devstack.compile import StaleArtifactsError
 
     stale_dir = tmp_path / "artifacts"
     stale_dir.mkdir()
@@ -115,7 +116,7 @@ def test_contracts_check_cli_names_a_stale_artifact(
         data = json.loads((PRODUCT.out_dir / f"{name}.json").read_text())
         data["sourceHash"] = "0x" + "00" * 32
         (stale_dir / f"{name}.json").write_text(json.dumps(data))
-    monkeypatch.setattr(solc, "ARTIFACT_SETS", (solc.ArtifactSet("src", stale_dir),))
+    monkeypatch.setattr(solc, "ARTIFACT_SETS", (solc.ArtifactSet("src", str(stale_dir)),))
     result = CliRunner().invoke(app, ["contracts", "check"])
     assert isinstance(result.exception, StaleArtifactsError)  # `main` prints it as `error: ...`
     assert "CardExchange is stale" in str(result.exception)

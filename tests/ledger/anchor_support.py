@@ -12,13 +12,15 @@ from typing import Any
 from eth_account import Account
 from sqlalchemy import Engine, insert, select
 
-from ledger import signing
-from ledger.deploy import Deployment, deploy_all
-from ledger.devchain import AnvilNode
-from ledger.models.base import utcnow
-from ledger.models.matches import Match, MatchSeat
-from ledger.models.results import MatchResult, OutboxEntry
-from ledger.models.wallets import Wallet
+from ledger.chain.deployment import Deployment
+from ledger.db.models.base import utcnow
+from ledger.db.models.matches import Match, MatchSeat
+from ledger.db.models.results import MatchResult, OutboxEntry
+from ledger.db.models.wallets import Wallet
+from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.deploy import deploy_all
+from ledger.protocol import eip712
+from ledger.protocol.signatures import sign_digest
 from ledger.settings import ANVIL_DEV_KEYS
 
 PUBLISHER_KEY, SIGNER_KEY, ANCHORER_KEY = ANVIL_DEV_KEYS[0], ANVIL_DEV_KEYS[1], ANVIL_DEV_KEYS[2]
@@ -40,7 +42,7 @@ def deploy(anvil: AnvilNode) -> Deployment:
 def result_rows(deployment: Deployment, n: int, game: str = "metax") -> Iterator[dict[str, Any]]:
     """`n` signed MatchResult rows (random struct fields) for `deployment`."""
     for _ in range(n):
-        result = signing.MatchResult(
+        result = eip712.MatchResult(
             match_id=os.urandom(32),
             game=game,
             ruleset_version="1",
@@ -54,8 +56,8 @@ def result_rows(deployment: Deployment, n: int, game: str = "metax") -> Iterator
             winner=PLAYER0,
             ownership_block=1,
         )
-        digest = signing.result_digest(result, deployment.chain_id, deployment.match_ledger)
-        sig = signing.sign_digest(SIGNER_KEY, digest)
+        digest = eip712.result_digest(result, deployment.chain_id, deployment.match_ledger)
+        sig = sign_digest(SIGNER_KEY, digest)
         m = result.as_message()
         yield {
             "match_id": m["matchId"],
@@ -94,11 +96,17 @@ def _row(model: type[Any], **values: Any) -> dict[str, Any]:
     return row  # type: ignore[no-any-return]
 
 
+def _ensure_wallets(conn: Any, addresses: list[str]) -> None:
+    """Wallet rows for the addresses that have none yet."""
+    for address in addresses:
+        if conn.execute(select(Wallet.address).where(Wallet.address == address)).first() is None:  # type: ignore[arg-type]
+            conn.execute(insert(Wallet), [_row(Wallet, address=address)])
+
+
 def insert_results(engine: Engine, rows: list[dict[str, Any]]) -> list[int]:
     """Insert result rows (with their matches and outbox rows) in one transaction."""
     with engine.begin() as conn:
-        if conn.execute(select(Wallet.address).where(Wallet.address == PLAYER0)).first() is None:  # type: ignore[arg-type]
-            conn.execute(insert(Wallet), [_row(Wallet, address=PLAYER0)])
+        _ensure_wallets(conn, [PLAYER0])
         conn.execute(
             insert(Match),
             [
@@ -164,10 +172,10 @@ def store_played_match(
     from eth_hash.auto import keccak
 
     from engine import RandomBot, get_game, play_match
-    from ledger.deploy import seed_demo
-    from ledger.services.decks import deck_hash
-    from ledger.services.results import seed_commitments
-    from ledger.tokenids import token_id
+    from ledger.devstack.deploy import seed_demo
+    from ledger.protocol.decks import deck_hash
+    from ledger.protocol.seeds import seed_commitments
+    from ledger.protocol.tokenids import token_id
 
     game = get_game(game_name)
     decks = game.starter_decks
@@ -194,7 +202,7 @@ def store_played_match(
         game.name, decks, seed, [RandomBot(1 + seed_salt), RandomBot(2 + seed_salt)]
     )
     match_id = "0x" + os.urandom(32).hex()
-    struct = signing.MatchResult(
+    struct = eip712.MatchResult(
         match_id=match_id,
         game=game.name,
         ruleset_version=game.ruleset_version,
@@ -205,15 +213,13 @@ def store_played_match(
         seed_commitments=seed_commitments(*commits),
         transcript_hash=keccak(transcript.canonical_bytes()),
         final_state_hash=bytes.fromhex(transcript.final_hash or ""),
-        winner=signing.ZERO_ADDRESS if state.winner is None else players[state.winner],
+        winner=eip712.ZERO_ADDRESS if state.winner is None else players[state.winner],
         ownership_block=block["number"],
     )
-    digest = signing.result_digest(struct, deployment.chain_id, deployment.match_ledger)
+    digest = eip712.result_digest(struct, deployment.chain_id, deployment.match_ledger)
     m = struct.as_message()
     with engine.begin() as conn:
-        for p in players:
-            if conn.execute(select(Wallet.address).where(Wallet.address == p)).first() is None:  # type: ignore[arg-type]
-                conn.execute(insert(Wallet), [_row(Wallet, address=p)])
+        _ensure_wallets(conn, list(players))
         conn.execute(
             insert(Match),
             [
@@ -274,7 +280,7 @@ def store_played_match(
                         winner=m["winner"],
                         ownership_block=block["number"],
                         digest="0x" + digest.hex(),
-                        signature="0x" + signing.sign_digest(SIGNER_KEY, digest).hex(),
+                        signature="0x" + sign_digest(SIGNER_KEY, digest).hex(),
                         signer=Account.from_key(SIGNER_KEY).address,
                         end_reason="over",
                         transcript=transcript.to_json(),

@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from ledger.childprocess import ChildProcess
-from ledger.pidlock import PidLock
+from ledger.devstack.childprocess import ChildProcess
+from ledger.health.schedulerlock import PidLock
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -22,14 +22,15 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import OperationalError
 
-from ledger.childprocess import ChildProcess
-from ledger.db import create_all, make_engine, session_scope
-from ledger.deploy import Deployment
-from ledger.devchain import AnvilNode, start_anvil
-from ledger.localservices import RedisServer
-from ledger.matchledger import MatchLedgerClient, Rpc
-from ledger.models.anchoring import Batch, BatchStatus, ResultProof
-from ledger.models.results import OutboxEntry
+from ledger.chain.contracts import MatchLedger
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
+from ledger.db import create_all, make_engine, unit_of_work
+from ledger.db.models.anchoring import Batch, BatchStatus, ResultProof
+from ledger.db.models.results import OutboxEntry
+from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.childprocess import ChildProcess
+from ledger.devstack.servers import RedisServer
 from tests.ledger.anchor_support import ANCHORER_KEY, add_results, deploy
 
 pytestmark = pytest.mark.chain
@@ -97,7 +98,7 @@ class Stack:
             time.sleep(0.2)
 
     def all_confirmed(self, n: int) -> bool:
-        with session_scope(self.engine) as s:
+        with unit_of_work(self.engine) as s:
             pending = s.execute(
                 select(func.count()).select_from(OutboxEntry).where(OutboxEntry.batch_id.is_(None))
             ).scalar_one()  # type: ignore[union-attr]
@@ -109,11 +110,11 @@ class Stack:
 
     def assert_anchored_once(self, n: int) -> list[Any]:
         """Results in == results anchored on-chain, none twice; one anchor transaction per batch."""
-        ledger = MatchLedgerClient(Rpc(self.anvil.rpc_url), self.deployment.match_ledger)
+        ledger = MatchLedger(JsonRpc(self.anvil.rpc_url), self.deployment.match_ledger)
         events = ledger.anchored_batches(self.deployment.deployment_block)
         assert [e.batch_id for e in events] == list(range(1, len(events) + 1))
         assert sum(e.count for e in events) == n
-        with session_scope(self.engine) as s:
+        with unit_of_work(self.engine) as s:
             batches = list(s.scalars(select(Batch).order_by(Batch.id)))  # type: ignore[arg-type]
             proofs = list(s.scalars(select(ResultProof)))
         assert len({p.result_id for p in proofs}) == len(proofs) == n
@@ -141,7 +142,7 @@ def test_worker_killed_after_broadcast_finishes_without_a_second_anchor(stack: S
     worker = stack.start_worker("worker1")
 
     def broadcast() -> bool:
-        with session_scope(stack.engine) as s:
+        with unit_of_work(stack.engine) as s:
             batch = s.get(Batch, 1)
             tx_hash = (
                 batch.tx_hash if batch is not None and batch.status == BatchStatus.SIGNED else None
@@ -149,7 +150,7 @@ def test_worker_killed_after_broadcast_finishes_without_a_second_anchor(stack: S
         return tx_hash is not None and stack.anvil.w3.eth.get_transaction(tx_hash) is not None  # type: ignore[arg-type]
 
     stack.wait_for(broadcast, 60, "the anchor transaction to be broadcast")
-    with session_scope(stack.engine) as s:
+    with unit_of_work(stack.engine) as s:
         batch = s.get(Batch, 1)
         assert batch is not None
         recorded = (batch.nonce, batch.raw_tx, batch.tx_hash)
@@ -207,7 +208,7 @@ def test_redis_down_for_10_s_while_results_arrive_all_anchored_after(
 
 
 def _confirmed_batches(stack: Stack) -> int:
-    with session_scope(stack.engine) as s:
+    with unit_of_work(stack.engine) as s:
         return int(
             s.execute(
                 select(func.count()).select_from(Batch).where(Batch.status == BatchStatus.CONFIRMED)
@@ -219,13 +220,13 @@ def test_reorg_after_anchoring_is_re_anchored_by_the_running_worker(stack: Stack
     add_results(stack.engine, stack.deployment, 12)
     stack.start_worker("worker1")
     stack.wait_for(lambda: stack.all_confirmed(12), 60, "the first anchors")
-    with session_scope(stack.engine) as s:
+    with unit_of_work(stack.engine) as s:
         before = {b.id: b.block_hash for b in s.scalars(select(Batch))}
     stack.anvil.mine(1)
     stack.anvil.rpc("anvil_reorg", 3, [])  # replaces the last 3 blocks: the anchors are gone
 
     def re_anchored() -> bool:
-        with session_scope(stack.engine) as s:
+        with unit_of_work(stack.engine) as s:
             batches = list(s.scalars(select(Batch)))
         return stack.all_confirmed(12) and all(
             b.reorgs >= 1 and b.block_hash != before[b.id] for b in batches
@@ -233,8 +234,8 @@ def test_reorg_after_anchoring_is_re_anchored_by_the_running_worker(stack: Stack
 
     stack.wait_for(re_anchored, 60, "the worker to re-anchor both batches")
     stack.assert_anchored_once(12)
-    ledger = MatchLedgerClient(Rpc(stack.anvil.rpc_url), stack.deployment.match_ledger)
-    with session_scope(stack.engine) as s:
+    ledger = MatchLedger(JsonRpc(stack.anvil.rpc_url), stack.deployment.match_ledger)
+    with unit_of_work(stack.engine) as s:
         for p in s.scalars(select(ResultProof)):
             assert ledger.verify_result(
                 p.batch_id, bytes.fromhex(p.digest[2:]), [bytes.fromhex(x[2:]) for x in p.proof]

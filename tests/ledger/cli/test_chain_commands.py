@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from ledger.ports import free_port
+from ledger.devstack.ports import free_port
 
 
 def _cli(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -73,19 +74,33 @@ def test_dev_keys_are_refused_on_a_foreign_chain_id(
     anvil = Path(__file__).resolve().parents[3] / "node_modules" / ".bin" / "anvil"
     proc = subprocess.Popen([str(anvil), "--port", str(port), "--chain-id", "5", "--silent"])
     try:
-        from ledger.devchain import rpc_call
+        import time
+
+        from ledger.devstack.anvil import chain_answers
 
         for _ in range(100):
-            try:
-                rpc_call(cli_env["METALEDGER_RPC_URL"], "eth_chainId", timeout=0.2)
+            if chain_answers(cli_env["METALEDGER_RPC_URL"], timeout=0.2):
                 break
-            except Exception:
-                import time
-
-                time.sleep(0.1)
+            time.sleep(0.1)
         result = _cli(cli_env, "chain", "deploy", check=False)
     finally:
         proc.terminate()
         proc.wait()
     assert result.returncode == 2
     assert "chain id 5 is not a local Anvil chain" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["chain", "start"], ["doctor"]])
+def test_without_node_the_cli_says_what_to_install(command: list[str], tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
+    env["PATH"] = str(Path(sys.executable).parent)  # the venv only: no node, no npm
+    env["METALEDGER_DATA_DIR"] = str(tmp_path)
+    result = _cli(env, *command, check=False)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr + result.stdout
+    if command == ["chain", "start"]:
+        assert result.stderr.strip() == (
+            "error: Node.js is not installed: install Node.js 20 and npm, then run `make install`"
+        )
+    else:
+        assert "install Node.js 20" in result.stdout

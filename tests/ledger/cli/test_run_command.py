@@ -26,8 +26,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ledger.ports import free_port, is_free
-from ledger.stackdeploy import DEMO_KEYS
+from ledger.devstack.demo import DEMO_KEYS
+from ledger.devstack.ports import free_port, is_free
+from ledger.devstack.stack import server_command
 
 pytestmark = pytest.mark.chain
 
@@ -128,8 +129,9 @@ class RunningStack:
         return child_pids(self.process.pid)
 
     def child(self, command: str) -> int:
-        """The pid of the one child running `metaledger <command>`."""
-        matches = [p for p, cmd in self.children().items() if cmd.endswith(f"ledger.cli {command}")]
+        """The pid of the one child running server process `command` (api, worker, beat)."""
+        wanted = " ".join(server_command(command)[1:])
+        matches = [p for p, cmd in self.children().items() if cmd.endswith(wanted)]
         assert len(matches) == 1, self.children()
         return matches[0]
 

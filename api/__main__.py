@@ -1,0 +1,25 @@
+"""`python -m api`: serve the API with the settings of the environment (what `metaledger api`
+runs, and the local stack's API process)."""
+
+from __future__ import annotations
+
+import sys
+
+from ledger.errors import MetaLedgerError
+from ledger.settings import get_settings
+
+
+def main() -> None:
+    """Serve the API on the settings' host and port; an expected error is one `error:` line."""
+    from api.server import serve
+
+    settings = get_settings()
+    try:
+        serve(settings.api_host, settings.api_port)
+    except MetaLedgerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

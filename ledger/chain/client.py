@@ -1,0 +1,111 @@
+"""The API's chain reads over the one transport: the deployment checked against the node, the
+head block as the pin of ownership checks (reused for `head_ttl` seconds), pinned
+`balanceOfBatch` reads, block hashes, and EIP-1271 checks of contract wallets."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from eth_utils import to_checksum_address
+
+from ledger.chain.contracts import CardToken, eip1271_accepts
+from ledger.chain.deployment import ContractAddresses, load_addresses
+from ledger.chain.transport import BlockRef, JsonRpc
+from ledger.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from ledger.settings import Settings
+
+
+class ChainClient:
+    """Chain reads for the API. Thread-safe; one keep-alive connection per thread."""
+
+    def __init__(self, rpc_url: str, addresses: ContractAddresses, head_ttl: float = 1.0) -> None:
+        self.rpc = JsonRpc(rpc_url)
+        self.addresses = addresses
+        self.head_ttl = head_ttl
+        self.token = CardToken(self.rpc, addresses.card_token)
+        self._head: tuple[float, BlockRef] | None = None
+        self._code: dict[str, bool] = {}
+
+    @property
+    def rpc_url(self) -> str:
+        """The node's JSON-RPC URL."""
+        return self.rpc.url
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None) -> ChainClient:
+        """A client for the settings' RPC URL and deployment file, checked against the node."""
+        if settings is None:
+            from ledger.settings import get_settings
+
+            settings = get_settings()
+        client = cls(
+            settings.rpc_url,
+            load_addresses(settings.resolved_deployment_file),
+            head_ttl=settings.chain_head_ttl_seconds,
+        )
+        client.check_deployment()
+        return client
+
+    def close(self) -> None:
+        """Close every connection this client opened (in any thread)."""
+        self.rpc.close()
+
+    def chain_id(self) -> int:
+        """The node's chain id."""
+        return self.rpc.chain_id()
+
+    def head(self, fresh: bool = False) -> BlockRef:
+        """The latest block, cached for `head_ttl` seconds (the pin of ownership checks)."""
+        now = time.monotonic()
+        cached = self._head
+        if not fresh and cached is not None and now - cached[0] < self.head_ttl:
+            return cached[1]
+        ref = self.rpc.head()
+        self._head = (now, ref)
+        return ref
+
+    def block_hash(self, number: int) -> str | None:
+        """The hash of block `number` on the node's canonical chain (None if not mined)."""
+        return self.rpc.block_hash(number)
+
+    def has_code(self, address: str) -> bool:
+        """Whether `address` is a contract (cached once true)."""
+        if self._code.get(address):
+            return True
+        has = bool(self.rpc.code(to_checksum_address(address)))
+        if has:
+            self._code[address] = True
+        return has
+
+    def check_deployment(self) -> None:
+        """Refuse a deployment file for another chain or with no code at its addresses (stale)."""
+        node_chain = self.chain_id()
+        if node_chain != self.addresses.chain_id:
+            raise ConfigurationError(
+                f"the deployment file is for chain id {self.addresses.chain_id} but {self.rpc_url} is chain "
+                f"{node_chain}; redeploy (`metaledger chain deploy`)"
+            )
+        for name, address in (
+            ("CardToken", self.addresses.card_token),
+            ("MatchLedger", self.addresses.match_ledger),
+        ):
+            if not self.has_code(address):
+                raise ConfigurationError(
+                    f"the deployment file is stale: no {name} contract at {address} on {self.rpc_url}; "
+                    "redeploy (`metaledger chain deploy`)"
+                )
+
+    def balances(
+        self, owners: Sequence[str], token_ids: Sequence[int], block: BlockRef | str = "latest"
+    ) -> list[int]:
+        """`balanceOfBatch(owners, token_ids)` in ONE eth_call, pinned to `block` by hash (EIP-1898)."""
+        return self.token.balances(owners, token_ids, block)
+
+    def is_valid_signature_1271(self, wallet: str, digest: bytes, signature: bytes) -> bool:
+        """EIP-1271: whether contract `wallet` accepts `signature` over `digest` (a revert or any
+        other answer than the magic value is a no; a failing node is an error)."""
+        return eip1271_accepts(self.rpc, wallet, digest, signature)

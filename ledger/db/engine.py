@@ -1,0 +1,86 @@
+"""Database engines for any SQLAlchemy URL (SQLite by default, PostgreSQL via psycopg 3): one
+per URL and process, with the project's SQLite pragmas and write-lock-at-BEGIN."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import NullPool
+from sqlmodel import SQLModel
+
+_ENGINES: dict[str, Engine] = {}
+_LOCK = threading.Lock()
+
+
+def normalise_url(url: str) -> str:
+    """Map plain `postgresql://` / `postgres://` URLs onto the psycopg 3 driver."""
+    parsed = make_url(
+        url.replace("postgres://", "postgresql://", 1) if url.startswith("postgres://") else url
+    )
+    if parsed.drivername in ("postgresql", "postgresql+psycopg2"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def _sqlite_begin(conn: Any) -> None:
+    # Writing transactions take SQLite's write lock at BEGIN (IMMEDIATE), so read-then-write
+    # transactions serialise instead of failing on lock upgrade; readers stay DEFERRED.
+    mode = "IMMEDIATE" if conn.get_execution_options().get("metaledger_write") else "DEFERRED"
+    conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """A new engine for `url` with the project's pragmas / driver settings."""
+    url = normalise_url(url)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        connect_args = {"check_same_thread": False, "timeout": 10, "isolation_level": None}
+        engine = create_engine(url, connect_args=connect_args, **kwargs)
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    if kwargs.get("poolclass") is not NullPool:
+        kwargs.setdefault("pool_size", 10)
+        kwargs.setdefault("max_overflow", 20)
+    return create_engine(url, **kwargs)
+
+
+def get_engine(url: str | None = None) -> Engine:
+    """The process-wide engine for `url` (default: the settings' database URL)."""
+    if url is None:
+        from ledger.settings import get_settings
+
+        url = get_settings().resolved_database_url
+    with _LOCK:
+        engine = _ENGINES.get(url)
+        if engine is None:
+            engine = _ENGINES[url] = make_engine(url)
+        return engine
+
+
+def dispose_engine(url: str) -> None:
+    """Dispose of and forget the cached engine for `url` (tests, shutdown)."""
+    with _LOCK:
+        engine = _ENGINES.pop(url, None)
+    if engine is not None:
+        engine.dispose()
+
+
+def create_all(engine: Engine) -> None:
+    """Create every table of ledger.db.models (tests and first start; production uses migrations)."""
+    import ledger.db.models  # noqa: F401  (registers the tables)
+
+    SQLModel.metadata.create_all(engine)

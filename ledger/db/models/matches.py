@@ -1,0 +1,93 @@
+"""Matches, their seats (player, deck, seed commit/reveal) and their actions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import JSON, Column, Text
+from sqlmodel import Field, SQLModel
+
+from ledger.db.models.base import utcnow
+
+
+class MatchStatus(StrEnum):
+    """Life cycle of a match. open/seeding/active are *live* (their decks' copies are committed)."""
+
+    OPEN = "open"  # waiting for an opponent to join
+    SEEDING = "seeding"  # both seats taken; seed commit-reveal in progress
+    ACTIVE = "active"  # seed derived, engine running
+    FINISHED = "finished"  # result signed
+    CANCELLED = "cancelled"  # abandoned before it started
+
+
+LIVE_STATUSES = (MatchStatus.OPEN, MatchStatus.SEEDING, MatchStatus.ACTIVE)
+
+
+class Match(SQLModel, table=True):
+    """One match; `version` counts applied actions and guards every state write."""
+
+    __tablename__ = "matches"
+
+    #: the EIP-712 `matchId`: 0x-prefixed 32 random bytes
+    id: str = Field(primary_key=True, max_length=66)
+    game: str = Field(index=True, max_length=32)
+    ruleset_version: str = Field(max_length=64)
+    catalogue_hash: str = Field(max_length=64)
+    options: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    status: str = Field(default=MatchStatus.OPEN, index=True, max_length=16)
+    created_by: str = Field(foreign_key="wallets.address", index=True, max_length=42)
+    #: the seat the operator's bot plays, if any
+    bot_seat: int | None = None
+    bot_name: str | None = Field(default=None, max_length=32)
+    #: keccak256(operator secret); published at creation, before any player commits
+    operator_commit: str = Field(max_length=66)
+    #: the operator secret; disclosed only once the match has started
+    operator_secret: str = Field(max_length=66)
+    seed: str | None = Field(default=None, max_length=66)
+    ownership_block: int | None = None
+    ownership_block_hash: str | None = Field(default=None, max_length=66)
+    state: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    version: int = Field(default=0)
+    #: the version `state` is a snapshot of; later actions are replayed from match_actions
+    state_version: int = Field(default=0)
+    #: transcript checkpoint hashes so far (state hash after every CHECKPOINT_EVERY actions)
+    checkpoints: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    current_player: int | None = None
+    turn_deadline: datetime | None = None
+    winner_seat: int | None = None
+    end_reason: str | None = Field(default=None, max_length=32)
+    created_at: datetime = Field(default_factory=utcnow)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class MatchSeat(SQLModel, table=True):
+    """A player's seat in a match: who, which deck, and their seed commit / reveal."""
+
+    __tablename__ = "match_seats"
+
+    match_id: str = Field(foreign_key="matches.id", primary_key=True, max_length=66)
+    seat: int = Field(primary_key=True)
+    address: str = Field(index=True, max_length=42)
+    deck_id: str | None = Field(default=None, foreign_key="deck_commitments.id", max_length=36)
+    deck_hash: str = Field(max_length=66)
+    cards: dict[str, int] = Field(sa_column=Column(JSON, nullable=False))
+    is_bot: bool = Field(default=False)
+    seed_commit: str | None = Field(default=None, max_length=66)
+    seed_secret: str | None = Field(default=None, max_length=66)
+
+
+class MatchAction(SQLModel, table=True):
+    """The action applied at `index` (0-based); the primary key makes each index happen once."""
+
+    __tablename__ = "match_actions"
+
+    match_id: str = Field(foreign_key="matches.id", primary_key=True, max_length=66)
+    index: int = Field(primary_key=True)
+    seat: int
+    action: list[Any] = Field(sa_column=Column(JSON, nullable=False))
+    label: str = Field(default="", sa_column=Column(Text, nullable=False))
+    by_bot: bool = Field(default=False)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,65 @@
+"""The queries of deck commitments, and the copies an owner has committed to live matches."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from ledger.db.models import (
+    DeckCommitment,
+    Match,
+    MatchSeat,
+    Wallet,
+)
+from ledger.db.models.matches import LIVE_STATUSES
+
+
+def add_deck(db: Session, deck: DeckCommitment) -> None:
+    """Store a deck commitment."""
+    db.add(deck)
+    db.flush()
+
+
+def get_deck(db: Session, deck_id: str) -> DeckCommitment | None:
+    """A deck commitment by id."""
+    return db.get(DeckCommitment, deck_id)
+
+
+def decks_of(db: Session, owner: str, limit: int = 100) -> Sequence[DeckCommitment]:
+    """The newest deck commitments of `owner`."""
+    return db.exec(
+        select(DeckCommitment)
+        .where(col(DeckCommitment.owner) == owner)
+        .order_by(col(DeckCommitment.created_at).desc())
+        .limit(limit)
+    ).all()
+
+
+def live_seat_cards(
+    db: Session, owner: str, *, game: str, exclude_match: str | None = None
+) -> list[dict[str, int]]:
+    """The deck lists (card id -> copies) `owner` has in live matches of `game`."""
+    query = (
+        select(MatchSeat.cards)
+        .join(Match, col(Match.id) == col(MatchSeat.match_id))
+        .where(
+            col(MatchSeat.address) == owner,
+            col(MatchSeat.is_bot).is_(False),
+            col(Match.game) == game,
+            col(Match.status).in_([s.value for s in LIVE_STATUSES]),
+        )
+    )
+    if exclude_match is not None:
+        query = query.where(col(Match.id) != exclude_match)
+    return [dict(cards) for cards in db.exec(query).all()]
+
+
+def lock_wallet(db: Session, address: str) -> None:
+    """Serialise this transaction with every other one committing `address`'s copies."""
+    db.execute(
+        update(Wallet)
+        .where(col(Wallet.address) == address)
+        .values(lock_version=Wallet.lock_version + 1)
+    )

@@ -1,0 +1,145 @@
+"""Deck commitments: deck rules (engine) -> ownership at a pinned block (one balanceOfBatch)
+-> copies free of the owner's other live matches -> a stored commitment."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from sqlmodel import Session
+
+from engine import Game
+from ledger.catalogue.service import load_game, token_ids
+from ledger.chain.transport import BlockRef
+from ledger.db.models import DeckCommitment, utcnow
+from ledger.decks import repository as repo
+from ledger.errors import DeckRejected, Forbidden, InvalidInput, NotFound, NotOwned
+from ledger.protocol.decks import canonical_cards, deck_hash
+from ledger.protocol.hexcodec import uint256_hex
+from ledger.runtime.context import Context
+
+
+def live_requirements(
+    db: Session, game: Game, owner: str, exclude_match: str | None = None
+) -> Counter[str]:
+    """card id -> copies `owner` has committed to live matches of `game`."""
+    total: Counter[str] = Counter()
+    for cards in repo.live_seat_cards(db, owner, game=game.name, exclude_match=exclude_match):
+        total.update(game.required_tokens(cards))
+    return total
+
+
+def shortfalls(
+    required: Mapping[str, int],
+    held: Mapping[str, int],
+    committed: Mapping[str, int],
+    ids: Mapping[str, int],
+) -> list[dict[str, Any]]:
+    """Every card where needed + committed elsewhere > held, with the figures."""
+    out = []
+    for card, needed in sorted(required.items()):
+        have = held.get(card, 0)
+        other = committed.get(card, 0)
+        if needed + other > have:
+            out.append(
+                {
+                    "card": card,
+                    "token_id": uint256_hex(ids[card]) if card in ids else None,
+                    "needed": needed,
+                    "held": have,
+                    "committed_elsewhere": other,
+                }
+            )
+    return out
+
+
+def check_rules(
+    game: Game, cards: Mapping[str, int], options: Mapping[str, Any] | None = None
+) -> None:
+    """The game's deck-building rules; DeckRejected listing every violation."""
+    violations = game.check_deck(cards, {**game.default_options, **(options or {})})
+    if violations:
+        raise DeckRejected(
+            f"the deck breaks {len(violations)} deck-building rule(s) of {game.name}",
+            violations=[{"rule": v.rule, "message": v.message, "card": v.card} for v in violations],
+        )
+
+
+def read_holdings(
+    ctx: Context, owners_needs: Iterable[tuple[str, Mapping[str, int]]], game: str, pin: BlockRef
+) -> list[dict[str, int]]:
+    """For each (owner, required) pair, the owner's balances of those cards at `pin` — all in
+    ONE balanceOfBatch call."""
+    ids = token_ids(game)
+    pairs = list(owners_needs)
+    owners: list[str] = []
+    tokens: list[int] = []
+    for owner, required in pairs:
+        for card in required:
+            if card not in ids:
+                raise InvalidInput(f"card {card!r} is not in the {game} catalogue", field="cards")
+            owners.append(owner)
+            tokens.append(ids[card])
+    balances = ctx.chain.balances(owners, tokens, pin)
+    out: list[dict[str, int]] = []
+    i = 0
+    for _owner, required in pairs:
+        held = {}
+        for card in required:
+            held[card] = balances[i]
+            i += 1
+        out.append(held)
+    return out
+
+
+def register_deck(
+    db: Session, ctx: Context, owner: str, game_name: str, cards: Mapping[str, Any]
+) -> DeckCommitment:
+    """Check and store a deck commitment for `owner` (see the module docstring for the order)."""
+    game = load_game(game_name)
+    deck = canonical_cards(cards)
+    check_rules(game, deck)
+    required = {c: n for c, n in game.required_tokens(deck).items() if n > 0}
+    pin = ctx.chain.head()
+    (held,) = read_holdings(ctx, [(owner, required)], game.name, pin)
+    committed = live_requirements(db, game, owner)
+    short = shortfalls(required, held, committed, token_ids(game.name))
+    if short:
+        raise NotOwned(
+            f"{owner} does not hold {len(short)} of the deck's cards free of other live matches at block {pin.number}",
+            cards=short,
+            block_number=pin.number,
+            block_hash=pin.hash,
+        )
+    row = DeckCommitment(
+        id=str(uuid.uuid4()),
+        owner=owner,
+        game=game.name,
+        ruleset_version=game.ruleset_version,
+        deck_hash=deck_hash(game.name, deck),
+        cards=deck,
+        required=required,
+        held=held,
+        block_number=pin.number,
+        block_hash=pin.hash,
+        created_at=utcnow(),
+    )
+    repo.add_deck(db, row)
+    return row
+
+
+def get_deck(db: Session, deck_id: str, owner: str | None = None) -> DeckCommitment:
+    """A deck commitment; NotFound, or Forbidden if `owner` is given and is not its owner."""
+    deck = repo.get_deck(db, deck_id)
+    if deck is None:
+        raise NotFound(f"no deck {deck_id!r}")
+    if owner is not None and deck.owner != owner:
+        raise Forbidden("this deck belongs to another wallet")
+    return deck
+
+
+def decks_of(db: Session, owner: str) -> Sequence[DeckCommitment]:
+    """The newest deck commitments of `owner`."""
+    return repo.decks_of(db, owner)

@@ -1,0 +1,1 @@
+"""The local development stack: Anvil, redis-server and PostgreSQL as child processes under one supervisor, ports, the toolchain, the contract build, deployment and the demo collection; nothing in the product imports it."""

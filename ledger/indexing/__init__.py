@@ -1,0 +1,1 @@
+"""The CardToken transfer index: transfers and balances read from the chain, healed across reorgs."""

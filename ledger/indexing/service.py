@@ -1,0 +1,141 @@
+"""The CardToken indexer: TransferSingle / TransferBatch events into transfers and balances.
+
+Each pass re-reads the last K blocks below the cursor (deleting what it had from them and
+reversing their balance changes) so a reorg of depth <= K heals itself; a deeper one is
+detected (a stored transfer's block hash is no longer canonical) and the index is rebuilt from
+the deployment block. The cursor (last block and its hash) is committed with the rows it
+covers, so a restarted indexer resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+from ledger.chain.contracts import ZERO_ADDRESS, CardToken
+from ledger.chain.transport import JsonRpc
+from ledger.db import unit_of_work
+from ledger.indexing import repository as repo
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class IndexReport:
+    """What one indexer pass did."""
+
+    from_block: int = 0
+    to_block: int = 0
+    removed: int = 0
+    added: int = 0
+    rebuilt: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-able summary."""
+        return dict(self.__dict__)
+
+
+class Indexer:
+    """Follows one CardToken contract."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        rpc: JsonRpc,
+        token_address: str,
+        deployment_block: int,
+        reorg_depth: int = 12,
+        chain_id: int | None = None,
+        max_range: int = 2000,
+    ) -> None:
+        self.engine = engine
+        self.rpc = rpc
+        self.card_token = CardToken(rpc, token_address)
+        self.token = self.card_token.address
+        self.deployment_block = deployment_block
+        self.reorg_depth = reorg_depth
+        self.max_range = max_range
+        self._chain_id = chain_id
+
+    def run_once(self) -> IndexReport:
+        """Index from the cursor (minus K blocks) up to the chain head."""
+        report = IndexReport()
+        head, chain_id = self.rpc.block_number(), self.chain_id  # no RPC inside a transaction
+        with unit_of_work(self.engine, write=False) as session:
+            indexed = repo.cursor_block(session, self.token)
+            start = (
+                self.deployment_block
+                if indexed is None
+                else max(self.deployment_block, min(indexed, head) - self.reorg_depth + 1)
+            )
+            below = None if indexed is None else repo.last_transfer_below(session, start)
+        if below is not None and self.rpc.block_hash(below[0]) != below[1]:
+            log.warning(
+                "reorg deeper than %s blocks: rebuilding the transfer index", self.reorg_depth
+            )
+            start, report.rebuilt = self.deployment_block, True
+        report.from_block, report.to_block = start, head
+        chunks = [
+            (a, min(head, a + self.max_range - 1)) for a in range(start, head + 1, self.max_range)
+        ]
+        for k, (a, b) in enumerate(chunks or [(start, start - 1)]):
+            rows = self.card_token.transfers(a, b) if b >= a else []
+            last = max(b, 0)
+            last_hash = self.rpc.block_hash(last) or "0x" + "00" * 32
+            with unit_of_work(self.engine) as session:
+                if k == 0:  # the rewind and the first re-read commit together
+                    report.removed = self._rewind(session, start)
+                repo.add_transfers(session, rows)
+                self._apply(session, rows, +1)
+                repo.save_cursor(session, self.token, chain_id, last, last_hash)
+            report.added += len(rows)
+        return report
+
+    def _rewind(self, session: Session, start: int) -> int:
+        """Delete transfers from `start` on and reverse their balance changes."""
+        removed = repo.remove_transfers_from(session, start)
+        self._apply(session, removed, -1)
+        return len(removed)
+
+    def _apply(self, session: Session, rows: list[dict[str, Any]], sign: int) -> None:
+        """Add (sign +1) or take back (-1) the balance changes of transfer rows."""
+        deltas: dict[tuple[str, str], int] = defaultdict(int)
+        last_block: dict[tuple[str, str], int] = {}
+        for row in rows:
+            for owner, direction in ((row["from_address"], -1), (row["to_address"], +1)):
+                if owner != ZERO_ADDRESS:
+                    key = (owner, row["token_id"])
+                    deltas[key] += sign * direction * int(row["amount"])
+                    last_block[key] = max(last_block.get(key, 0), row.get("block_number", 0))
+        repo.change_balances(session, deltas, last_block)
+
+    @property
+    def chain_id(self) -> int:
+        """The chain id (asked once)."""
+        if self._chain_id is None:
+            self._chain_id = self.rpc.chain_id()
+        return self._chain_id
+
+
+def from_settings(engine: Engine | None = None) -> Indexer:
+    """An Indexer for the configured database, chain and deployment."""
+    from ledger.chain.deployment import load_addresses
+    from ledger.db import get_engine
+    from ledger.settings import get_settings
+
+    settings = get_settings()
+    addresses = load_addresses(settings.resolved_deployment_file)
+    return Indexer(
+        engine or get_engine(),
+        JsonRpc.from_settings(settings),
+        addresses.card_token,
+        addresses.deployment_block,
+        settings.indexer_reorg_depth,
+        addresses.chain_id,
+        max_range=settings.rpc_max_log_range,
+    )

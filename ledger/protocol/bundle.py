@@ -1,0 +1,190 @@
+"""The match bundle format (``metaledger.bundle/1``, docs/verification.md): everything an auditor
+needs to verify one match, as one JSON document, and how a bundle nobody vouches for is read.
+
+The operator exports bundles from its database (`ledger.audit.export`); verifying one
+(`ledger.audit.verify`) needs only the bundle and an RPC URL.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ledger.errors import InvalidInput
+from ledger.protocol import untrusted
+
+BUNDLE_FORMAT = "metaledger.bundle/1"
+
+
+# -- reading a bundle nobody vouches for -----------------------------------------------------
+
+Hex32 = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{64}$")]
+Address = Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{40}$")]
+HexBytes = Annotated[str, Field(pattern=r"^0x(?:[0-9a-fA-F]{2})*$", max_length=4096)]
+Count = Annotated[int, Field(ge=0)]
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+
+class _Field(_Shape):
+    name: str
+    type: str
+
+
+class _Domain(_Shape):
+    name: str
+    version: str
+    chainId: Count
+    verifyingContract: Address
+
+
+class _Message(_Shape):
+    matchId: Hex32
+    game: str
+    rulesetVersion: str
+    player0: Address
+    player1: Address
+    deck0: Hex32
+    deck1: Hex32
+    seedCommitments: Hex32
+    transcriptHash: Hex32
+    finalStateHash: Hex32
+    winner: Address
+    ownershipBlock: Count
+
+
+class _TypedData(_Shape):
+    types: dict[str, list[_Field]]
+    primaryType: str
+    domain: _Domain
+    message: _Message
+
+
+class _Result(_Shape):
+    typed_data: _TypedData
+    digest: Hex32
+    signature: HexBytes
+    signer: Address
+    end_reason: Annotated[str, Field(max_length=64)]
+
+
+class _Chain(_Shape):
+    chain_id: Count
+    match_ledger: Address
+    card_token: Address
+    deployment_block: Count
+
+
+class _Deck(_Shape):
+    seat: Count
+    player: Address
+    is_bot: bool
+    cards: dict[Annotated[str, Field(min_length=1, max_length=64)], Count]
+    deck_hash: Hex32
+
+
+class _Seed(_Shape):
+    commit: Hex32
+    reveal: Hex32
+
+
+class _Seeds(_Shape):
+    operator: _Seed
+    players: Annotated[list[_Seed], Field(min_length=2, max_length=2)]
+    seed: Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{1,64}$")]
+
+
+class _OwnershipBlock(_Shape):
+    number: Count
+    hash: Hex32
+
+
+class _Anchor(_Shape):
+    batch_id: Annotated[int, Field(ge=1)]
+    root: Hex32
+    count: Count
+    prev_batch_hash: Hex32
+    batch_hash: Hex32
+    tx_hash: Hex32
+    block_number: Count
+    block_hash: Hex32
+    tree_index: Count
+    proof: list[Hex32]
+
+
+class _Transcript(_Shape):
+    """The transcript's top level, strictly typed (the engine reads the rest)."""
+
+    format: str
+    game: str
+    engine_version: str
+    ruleset_version: str
+    catalogue_hash: str
+    seed: str
+    decks: Annotated[list[dict[str, int]], Field(min_length=2, max_length=2)]
+    options: dict[str, Any]
+    actions: list[list[str | int]]
+    checkpoints: dict[str, Any]
+    final_hash: str | None = None
+    over: bool
+    winner: int | None
+
+
+class BundleShape(_Shape):
+    """The parts of a `metaledger.bundle/1` document the checks read, with their types."""
+
+    format: str
+    chain: _Chain
+    result: _Result
+    transcript: _Transcript
+    decks: Annotated[list[_Deck], Field(min_length=2, max_length=2)]
+    seeds: _Seeds
+    ownership_block: _OwnershipBlock
+    anchor: _Anchor
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "(the document)"
+
+
+def check_shape(bundle: Any) -> None:
+    """InvalidInput naming the first field of `bundle` that is missing or of the wrong type."""
+    from engine import Transcript, TranscriptError
+
+    try:
+        BundleShape.model_validate(bundle)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise InvalidInput(
+            f"malformed bundle: {_location(tuple(first['loc']))}: {first['msg']}{more}",
+            field=_location(tuple(first["loc"])),
+        ) from None
+    try:
+        Transcript.from_json(bundle["transcript"])
+    except TranscriptError as exc:
+        raise InvalidInput(f"malformed bundle: transcript: {exc}", field="transcript") from None
+
+
+def load_bundle(path: Path, limits: untrusted.JsonLimits) -> dict[str, Any]:
+    """Read, parse and shape-check a bundle file within `limits`; InvalidInput or
+    PayloadTooLarge naming the file and what is wrong."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(limits.max_bytes + 1)
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        bundle = untrusted.parse(data, limits, what=str(path))
+    except InvalidInput as exc:
+        raise InvalidInput(f"{path}: {exc.detail}", **exc.extra) from None
+    try:
+        check_shape(bundle)
+    except InvalidInput as exc:
+        raise InvalidInput(f"{path}: {exc.detail}", **exc.extra) from None
+    return dict(bundle)

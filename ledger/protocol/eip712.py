@@ -1,0 +1,302 @@
+"""EIP-712 typed data for MetaLedger: signed match results (MatchLedger) and swap offers (CardExchange).
+
+Match results (domain ``MetaLedger`` / ``1`` / chain id / MatchLedger address)::
+
+    result = MatchResult(match_id=..., game="metax", ...)
+    sig = sign_result(signer_key, result, chain_id, ledger_address)
+    assert recover_result_signer(result, sig, chain_id, ledger_address) == signer_address
+    digest = result_digest(result, chain_id, ledger_address)   # the Merkle leaf value
+
+Offers (domain ``MetaLedger CardExchange`` / ``1`` / chain id / CardExchange address)::
+
+    offer = Offer(maker=..., given_ids=(...), given_amounts=(...), asked_ids=(...), ...)
+    sig = sign_offer(maker_key, offer, chain_id, exchange_address)
+    exchange.functions.fill(offer.as_tuple(), sig).transact(...)
+
+Signing and recovery of a digest are `ledger.protocol.signatures`'. Digests are computed directly (abi-encoded struct hashes, as the contracts do), which is much
+faster than eth-account's generic typed-data encoder; ``*_typed_data`` give the full EIP-712
+JSON (for ``eth_signTypedData_v4`` wallets and for auditors), and tests check both agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Protocol
+
+from eth_abi import encode
+from eth_hash.auto import keccak
+from eth_utils import to_checksum_address
+
+from ledger.protocol.hexcodec import bytes32, to_hex
+from ledger.protocol.signatures import recover_digest_signer, sign_digest
+
+ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
+
+RESULT_DOMAIN_NAME = "MetaLedger"
+OFFER_DOMAIN_NAME = "MetaLedger CardExchange"
+DOMAIN_VERSION = "1"
+
+_DOMAIN_FIELDS = [
+    {"name": "name", "type": "string"},
+    {"name": "version", "type": "string"},
+    {"name": "chainId", "type": "uint256"},
+    {"name": "verifyingContract", "type": "address"},
+]
+_DOMAIN_TYPEHASH = keccak(
+    b"EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
+)
+
+MATCH_RESULT_FIELDS: list[dict[str, str]] = [
+    {"name": "matchId", "type": "bytes32"},
+    {"name": "game", "type": "string"},
+    {"name": "rulesetVersion", "type": "string"},
+    {"name": "player0", "type": "address"},
+    {"name": "player1", "type": "address"},
+    {"name": "deck0", "type": "bytes32"},
+    {"name": "deck1", "type": "bytes32"},
+    {"name": "seedCommitments", "type": "bytes32"},
+    {"name": "transcriptHash", "type": "bytes32"},
+    {"name": "finalStateHash", "type": "bytes32"},
+    {"name": "winner", "type": "address"},
+    {"name": "ownershipBlock", "type": "uint64"},
+]
+OFFER_FIELDS: list[dict[str, str]] = [
+    {"name": "maker", "type": "address"},
+    {"name": "taker", "type": "address"},
+    {"name": "givenIds", "type": "uint256[]"},
+    {"name": "givenAmounts", "type": "uint256[]"},
+    {"name": "askedIds", "type": "uint256[]"},
+    {"name": "askedAmounts", "type": "uint256[]"},
+    {"name": "askedWei", "type": "uint256"},
+    {"name": "expiry", "type": "uint64"},
+    {"name": "nonce", "type": "uint256"},
+]
+
+
+def _type_string(name: str, struct_fields: list[dict[str, str]]) -> bytes:
+    return f"{name}({','.join(f['type'] + ' ' + f['name'] for f in struct_fields)})".encode()
+
+
+MATCH_RESULT_TYPEHASH = keccak(_type_string("MatchResult", MATCH_RESULT_FIELDS))
+OFFER_TYPEHASH = keccak(_type_string("Offer", OFFER_FIELDS))
+
+
+def _encoded_type(kind: str) -> str:
+    """How a field is ABI-encoded in hashStruct: strings and arrays by their hash."""
+    return "bytes32" if kind == "string" or kind.endswith("[]") else kind
+
+
+def _encoded_value(kind: str, value: Any) -> Any:
+    if kind == "string":
+        return keccak(value.encode())
+    if kind.endswith("[]"):  # arrays of uint256: keccak of the concatenated 32-byte words
+        return keccak(b"".join(int(x).to_bytes(32, "big") for x in value))
+    return value
+
+
+_ENCODED_TYPES: dict[int, list[str]] = {
+    id(struct_fields): ["bytes32", *(_encoded_type(f["type"]) for f in struct_fields)]
+    for struct_fields in (MATCH_RESULT_FIELDS, OFFER_FIELDS)
+}
+
+
+def hash_struct(
+    typehash: bytes, struct_fields: list[dict[str, str]], values: tuple[Any, ...]
+) -> bytes:
+    """EIP-712 hashStruct: keccak256(abi.encode(typeHash, encodeData(values))) for a struct of
+    atomic fields, strings and uint256 arrays, as the contracts compute it."""
+    data = [_encoded_value(f["type"], v) for f, v in zip(struct_fields, values, strict=True)]
+    return keccak(encode(_ENCODED_TYPES[id(struct_fields)], [typehash, *data]))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """A match result as signed by the operator (EIP-712 struct `MatchResult`, DEVELOPERS.md).
+
+    bytes32 fields accept bytes or 0x-hex; addresses any case; `winner` is ZERO_ADDRESS for a draw.
+    """
+
+    PRIMARY_TYPE: ClassVar[str] = "MatchResult"
+    FIELDS: ClassVar[list[dict[str, str]]] = MATCH_RESULT_FIELDS
+    DOMAIN_NAME: ClassVar[str] = RESULT_DOMAIN_NAME
+
+    match_id: bytes
+    game: str
+    ruleset_version: str
+    player0: str
+    player1: str
+    deck0: bytes
+    deck1: bytes
+    seed_commitments: bytes
+    transcript_hash: bytes
+    final_state_hash: bytes
+    winner: str
+    ownership_block: int
+
+    def __post_init__(self) -> None:
+        for name in (
+            "match_id",
+            "deck0",
+            "deck1",
+            "seed_commitments",
+            "transcript_hash",
+            "final_state_hash",
+        ):
+            object.__setattr__(self, name, bytes32(getattr(self, name), name))
+        for name in ("player0", "player1", "winner"):
+            object.__setattr__(self, name, to_checksum_address(getattr(self, name)))
+        if not 0 <= self.ownership_block < 2**64:
+            raise ValueError("ownership_block must fit in uint64")
+
+    def as_tuple(self) -> tuple[Any, ...]:
+        """The struct as a tuple in field order (for web3 contract calls)."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+    def as_message(self) -> dict[str, Any]:
+        """The struct as an EIP-712 message dict (camelCase keys, 0x-hex bytes32)."""
+        values = self.as_tuple()
+        return {
+            f["name"]: (to_hex(v) if isinstance(v, bytes) else v)
+            for f, v in zip(MATCH_RESULT_FIELDS, values, strict=True)
+        }
+
+    @classmethod
+    def from_message(cls, message: dict[str, Any]) -> MatchResult:
+        """Build from an EIP-712 message dict (the inverse of `as_message`)."""
+        return cls(*(message[f["name"]] for f in MATCH_RESULT_FIELDS))
+
+    @classmethod
+    def from_record(cls, record: Any) -> MatchResult:
+        """Build from any object holding the struct's fields as attributes of the same names
+        (a stored result row): the one way a stored result becomes the signed struct."""
+        return cls(*(getattr(record, f.name) for f in fields(cls)))
+
+    def struct_hash(self) -> bytes:
+        """EIP-712 hashStruct(MatchResult)."""
+        return hash_struct(MATCH_RESULT_TYPEHASH, MATCH_RESULT_FIELDS, self.as_tuple())
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A CardExchange swap offer (EIP-712 struct `Offer`). `taker` ZERO_ADDRESS = anyone may fill."""
+
+    PRIMARY_TYPE: ClassVar[str] = "Offer"
+    FIELDS: ClassVar[list[dict[str, str]]] = OFFER_FIELDS
+    DOMAIN_NAME: ClassVar[str] = OFFER_DOMAIN_NAME
+
+    maker: str
+    given_ids: tuple[int, ...] = ()
+    given_amounts: tuple[int, ...] = ()
+    asked_ids: tuple[int, ...] = ()
+    asked_amounts: tuple[int, ...] = ()
+    asked_wei: int = 0
+    expiry: int = 2**63
+    nonce: int = 0
+    taker: str = ZERO_ADDRESS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "maker", to_checksum_address(self.maker))
+        object.__setattr__(self, "taker", to_checksum_address(self.taker))
+        for name in ("given_ids", "given_amounts", "asked_ids", "asked_amounts"):
+            object.__setattr__(self, name, tuple(int(x) for x in getattr(self, name)))
+
+    def as_tuple(self) -> tuple[Any, ...]:
+        """The struct as a tuple in Solidity field order (for `CardExchange.fill`)."""
+        return (
+            self.maker,
+            self.taker,
+            list(self.given_ids),
+            list(self.given_amounts),
+            list(self.asked_ids),
+            list(self.asked_amounts),
+            self.asked_wei,
+            self.expiry,
+            self.nonce,
+        )
+
+    def as_message(self) -> dict[str, Any]:
+        """The struct as an EIP-712 message dict."""
+        return dict(zip((f["name"] for f in OFFER_FIELDS), self.as_tuple(), strict=True))
+
+    def struct_hash(self) -> bytes:
+        """EIP-712 hashStruct(Offer)."""
+        return hash_struct(OFFER_TYPEHASH, OFFER_FIELDS, self.as_tuple())
+
+
+def domain(name: str, chain_id: int, verifying_contract: str) -> dict[str, Any]:
+    """An EIP-712 domain dict."""
+    return {
+        "name": name,
+        "version": DOMAIN_VERSION,
+        "chainId": chain_id,
+        "verifyingContract": to_checksum_address(verifying_contract),
+    }
+
+
+def domain_separator(name: str, chain_id: int, verifying_contract: str) -> bytes:
+    """EIP-712 domain separator (what OpenZeppelin EIP712 computes)."""
+    return keccak(
+        encode(
+            ["bytes32", "bytes32", "bytes32", "uint256", "address"],
+            [
+                _DOMAIN_TYPEHASH,
+                keccak(name.encode()),
+                keccak(DOMAIN_VERSION.encode()),
+                chain_id,
+                to_checksum_address(verifying_contract),
+            ],
+        )
+    )
+
+
+# ----------------------------------------------------------------------------- any struct
+
+
+class Struct(Protocol):
+    """What each signed struct (MatchResult, Offer) provides."""
+
+    PRIMARY_TYPE: ClassVar[str]
+    FIELDS: ClassVar[list[dict[str, str]]]
+    DOMAIN_NAME: ClassVar[str]
+
+    def as_message(self) -> dict[str, Any]:
+        """The struct as an EIP-712 message dict."""
+        ...
+
+    def struct_hash(self) -> bytes:
+        """EIP-712 hashStruct of the struct."""
+        ...
+
+
+def typed_data(struct: Struct, chain_id: int, contract: str) -> dict[str, Any]:
+    """The full EIP-712 typed data of a struct for its contract (eth_signTypedData_v4, bundles)."""
+    return {
+        "types": {"EIP712Domain": _DOMAIN_FIELDS, struct.PRIMARY_TYPE: struct.FIELDS},
+        "primaryType": struct.PRIMARY_TYPE,
+        "domain": domain(struct.DOMAIN_NAME, chain_id, contract),
+        "message": struct.as_message(),
+    }
+
+
+def digest(struct: Struct, chain_id: int, contract: str) -> bytes:
+    """The EIP-712 digest of a struct: what is signed (and, for a result, the Merkle leaf value;
+    for an offer, CardExchange.offerDigest)."""
+    separator = domain_separator(struct.DOMAIN_NAME, chain_id, contract)
+    return keccak(b"\x19\x01" + separator + struct.struct_hash())
+
+
+def sign(private_key: str | bytes, struct: Struct, chain_id: int, contract: str) -> bytes:
+    """Sign a struct (EIP-712) with `private_key`; returns the 65-byte signature."""
+    return sign_digest(private_key, digest(struct, chain_id, contract))
+
+
+def recover_signer(struct: Struct, signature: bytes | str, chain_id: int, contract: str) -> str:
+    """The address that signed `struct` (for a result, compare with MatchLedger's signers)."""
+    return recover_digest_signer(digest(struct, chain_id, contract), signature)
+
+
+#: the names each struct's users know them by: one implementation for both
+result_typed_data = offer_typed_data = typed_data
+result_digest = offer_digest = digest
+sign_result = sign_offer = sign
+recover_result_signer = recover_offer_signer = recover_signer

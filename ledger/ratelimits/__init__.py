@@ -1,0 +1,1 @@
+"""Per-client-address rate limits of the unauthenticated endpoints, counted in the database."""

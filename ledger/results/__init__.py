@@ -1,0 +1,1 @@
+"""Signed results: the transcript, the operator's EIP-712 signature, the outbox row for anchoring."""

@@ -1,0 +1,76 @@
+"""The API's chain client: hand-made calldata equals eth_abi's; pinned reads; stale deployments."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from eth_abi import decode, encode
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ledger.chain.client import ChainClient
+from ledger.chain.contracts import BALANCE_OF_BATCH, decode_uint256_array, encode_balance_of_batch
+from ledger.chain.deployment import Deployment, load_addresses
+from ledger.devstack.anvil import AnvilNode
+from ledger.errors import ConfigurationError
+
+addresses = st.binary(min_size=20, max_size=20).map(lambda b: "0x" + b.hex())
+uints = st.integers(min_value=0, max_value=2**256 - 1)
+
+
+@given(st.lists(st.tuples(addresses, uints), max_size=50))
+def test_calldata_matches_eth_abi(pairs: list[tuple[str, int]]) -> None:
+    owners = [p[0] for p in pairs]
+    ids = [p[1] for p in pairs]
+    expected = BALANCE_OF_BATCH + encode(["address[]", "uint256[]"], [owners, ids])
+    assert encode_balance_of_batch(owners, ids) == expected
+
+
+@given(st.lists(uints, max_size=50))
+def test_decoding_matches_eth_abi(values: list[int]) -> None:
+    data = encode(["uint256[]"], [values])
+    assert decode_uint256_array(data) == list(decode(["uint256[]"], data)[0])
+
+
+def test_missing_and_stale_deployment_files(
+    tmp_path: Path, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    with pytest.raises(ConfigurationError, match="no deployment file"):
+        load_addresses(tmp_path / "missing.json")
+    data = json.loads(deployment.to_json())
+    data["addresses"]["CardToken"] = "0x" + "11" * 20
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps(data))
+    client = ChainClient(anvil.rpc_url, load_addresses(stale))
+    with pytest.raises(ConfigurationError, match="stale"):
+        client.check_deployment()
+    client.close()
+    data["chain_id"] = 1
+    stale.write_text(json.dumps(data))
+    client = ChainClient(anvil.rpc_url, load_addresses(stale))
+    with pytest.raises(ConfigurationError, match="chain id 1"):
+        client.check_deployment()
+    client.close()
+
+
+def test_pinned_reads_see_the_pinned_block(
+    evm_snapshot: AnvilNode, deployment: Deployment, tmp_path: Path
+) -> None:
+    from tests.api.conftest import mint
+
+    path = tmp_path / "d.json"
+    deployment.save(path)
+    client = ChainClient(evm_snapshot.rpc_url, load_addresses(path), head_ttl=0)
+    owner = "0x" + "ab" * 20
+    before = client.head(fresh=True)
+    mint(evm_snapshot, deployment, {owner: {("metax", "U92-JL"): 2}})
+    from ledger.protocol.tokenids import token_id
+
+    after = client.head(fresh=True)
+    tid = token_id("metax", "U92-JL")
+    assert client.balances([owner], [tid], before) == [0]
+    assert client.balances([owner], [tid], after) == [2]
+    assert after.number > before.number
+    client.close()
