@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_hash.auto import keccak
-from eth_utils import to_checksum_address
 
 from ledger.chain.contracts import AnchoredBatch, CardToken, MatchLedger
 from ledger.chain.transport import JsonRpc, RpcError
@@ -20,6 +19,7 @@ from ledger.errors import InvalidInput, ServiceUnavailable
 from ledger.protocol import eip712, merkle
 from ledger.protocol.bundle import BUNDLE_FORMAT, check_shape
 from ledger.protocol.decks import deck_hash
+from ledger.protocol.hexcodec import checksum_address as to_checksum_address
 from ledger.protocol.hexcodec import from_hex, to_hex
 from ledger.protocol.merkle import ZERO32, batch_hash
 from ledger.protocol.seeds import commit_of, derive_seed, seed_commitments
@@ -74,6 +74,7 @@ class _Verifier:
         self._digest: bytes | None = None
         self._event: AnchoredBatch | None = None
         self._events: list[AnchoredBatch] | None = None
+        self._transcript: Any = None
 
     # helpers
     def struct(self) -> eip712.MatchResult:
@@ -326,10 +327,16 @@ class _Verifier:
         note = f" (seat {bots[0]} is the operator's bot)" if bots else ""
         return f"{len(ids)} card designs held at block {block} (one balanceOfBatch){note}"
 
-    def transcript_hash(self) -> str:
+    def transcript(self) -> Any:
+        """The bundle's transcript, parsed once (the hash and the replay both read it)."""
         from engine import Transcript
 
-        t = Transcript.from_json(self.b["transcript"])
+        if self._transcript is None:
+            self._transcript = Transcript.from_json(self.b["transcript"])
+        return self._transcript
+
+    def transcript_hash(self) -> str:
+        t = self.transcript()
         _require(
             keccak(t.canonical_bytes()) == from_hex(self.msg["transcriptHash"]),
             "the transcript does not hash to the signed transcriptHash",
@@ -344,7 +351,7 @@ class _Verifier:
         from engine import replay
 
         try:
-            outcome = replay(self.b["transcript"])
+            outcome = replay(self.transcript())
         except Exception as exc:  # engine errors name the action and rule
             raise CheckFailed(f"replay failed: {exc}") from exc
         _require(outcome.over, "the replayed match is not over")
@@ -376,10 +383,12 @@ def verify_bundle(
     most `max_log_range` blocks); one Check per name in CHECKS."""
     with JsonRpc(rpc_url, max_log_range=max_log_range) as rpc:
         rpc.chain_id()  # ServiceUnavailable (one line) when the RPC does not answer
-        return _run_checks(bundle, rpc)
+        return run_checks(bundle, rpc)
 
 
-def _run_checks(bundle: dict[str, Any], rpc: JsonRpc) -> list[Check]:
+def run_checks(bundle: dict[str, Any], rpc: JsonRpc) -> list[Check]:
+    """Every check on `bundle` over an open transport (the bulk audit passes one that it shares
+    between bundles); one Check per name in CHECKS."""
     try:
         check_shape(bundle)
         verifier = _Verifier(bundle, rpc)

@@ -96,3 +96,16 @@ def bench_fuzz(
     from ledger.bench import fuzz as bench
 
     _emit(bench.run(requests=requests, verify=verify), as_json)
+
+
+@app.command("verify")
+def bench_verify(
+    bundles: int = typer.Option(1000, min=1, help="anchored bundles to make and verify"),
+    jobs: int = typer.Option(0, min=0, help="verify worker processes (0: one per core)"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Make anchored bundles the real way (matches, signed results, batches), then time
+    `metaledger verify FOLDER --rpc URL` over them: bundles per second."""
+    from ledger.bench import verify as bench
+
+    _emit(bench.run(bundles=bundles, jobs=jobs), as_json)

@@ -21,6 +21,7 @@ JSON (for ``eth_signTypedData_v4`` wallets and for auditors), and tests check bo
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any, ClassVar, Protocol
 
 from eth_abi import encode
@@ -233,6 +234,7 @@ def domain(name: str, chain_id: int, verifying_contract: str) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=256)
 def domain_separator(name: str, chain_id: int, verifying_contract: str) -> bytes:
     """EIP-712 domain separator (what OpenZeppelin EIP712 computes)."""
     return keccak(

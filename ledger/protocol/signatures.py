@@ -1,13 +1,13 @@
 """ECDSA (secp256k1) over 32-byte digests: sign with a key, recover the signer's address.
 
-Recovery goes through eth-keys' public API (`Signature.recover_public_key_from_msg_hash`), the
-same recovery eth-account performs; EIP-712 results and offers and EIP-191 sign-in messages all
+Signing and recovery go through eth-keys' public API (`PrivateKey.sign_msg_hash`,
+`Signature.recover_public_key_from_msg_hash`), what eth-account does underneath (without
+importing eth-account, whose keyfile support costs the auditor a second of start-up); EIP-712 results and offers and EIP-191 sign-in messages all
 recover here.
 """
 
 from __future__ import annotations
 
-from eth_account import Account
 from eth_keys import keys
 from eth_keys.exceptions import BadSignature, ValidationError
 
@@ -17,8 +17,9 @@ from ledger.protocol.hexcodec import from_hex
 
 def sign_digest(private_key: str | bytes, digest: bytes) -> bytes:
     """A 65-byte r‖s‖v ECDSA signature (v = 27 or 28) of a 32-byte digest."""
-    signed = Account.unsafe_sign_hash(digest, private_key)
-    return bytes(signed.signature)
+    raw = from_hex(private_key, "key") if isinstance(private_key, str) else bytes(private_key)
+    vrs = keys.PrivateKey(raw).sign_msg_hash(digest).to_bytes()
+    return vrs[:64] + bytes([vrs[64] + 27])
 
 
 def recover_vrs(digest: bytes, v: int, r: int, s: int) -> str:
