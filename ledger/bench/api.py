@@ -282,7 +282,6 @@ def run(
     try:
         stack.start()
         deck_keys, match_keys = stack.keys[:wallets], stack.keys[wallets:]
-        settings = {"api_access_log": "false"}
 
         bare = stack.bare()
         baseline, out["baseline_cpu_ms_per_request"] = _cpu_ms_per(
@@ -292,7 +291,7 @@ def run(
         out["baseline_per_s"] = baseline.per_s
         out["baseline_errors"] = baseline.errors
 
-        api = stack.api(stack.database("sqlite"), **settings)
+        api = stack.api(stack.database("sqlite"), api_access_log="false")
         pairs = _seats(api.url, match_keys)
         _moves(api.url, pairs, min(3.0, move_seconds))  # warm-up: caches, connections
         recording = spy.record(api, "moves", move_seconds)
@@ -336,7 +335,7 @@ def run(
         api.stop()
 
         if processes > 1:
-            api = stack.api(stack.database("sqlite"), processes=processes, **settings)
+            api = stack.api(stack.database("sqlite"), processes=processes, api_access_log="false")
             pairs = _seats(api.url, match_keys)
             _moves(api.url, pairs, min(3.0, move_seconds))
             out[f"human_actions_per_s_{processes}_processes"] = _moves(
@@ -344,7 +343,7 @@ def run(
             ).per_s
             api.stop()
         if postgres:
-            api = stack.api(stack.database("postgres"), **settings)
+            api = stack.api(stack.database("postgres"), api_access_log="false")
             pairs = _seats(api.url, match_keys)
             _moves(api.url, pairs, min(3.0, move_seconds))
             out["human_actions_per_s_postgres"] = _moves(api.url, pairs, move_seconds).per_s
