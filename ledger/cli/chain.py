@@ -104,8 +104,11 @@ def seed(data_dir: DataDir = None) -> None:
         chain_id = rpc.chain_id()
     if chain_id != ANVIL_CHAIN_ID:
         raise ConfigurationError("demo seeding only runs on a local Anvil chain (chain id 31337)")
+    from ledger.keys.roles import Role, load_signer
+
     w3 = Web3(Web3.HTTPProvider(settings.rpc_url))
-    hashes = seed_demo(w3, deployment, settings.publisher_key.get_secret_value(), demo_holdings())
+    publisher = load_signer(settings, Role.PUBLISHER, chain_id)
+    hashes = seed_demo(w3, deployment, publisher, demo_holdings())
     typer.echo(f"minted the demo collection in {len(hashes)} transactions")
 
 
