@@ -69,7 +69,7 @@ def contract(w3: Web3, deployment: Deployment, name: str) -> Contract:
     return w3.eth.contract(address=deployment.addresses[name], abi=load_artifact(name).abi)  # type: ignore[call-overload, no-any-return]
 
 
-class _Sender:
+class Sender:
     """Signs and sends transactions from one key with locally tracked nonces."""
 
     def __init__(self, w3: Web3, key: Signer | str) -> None:
@@ -107,7 +107,7 @@ class _Sender:
         return receipt
 
 
-def _deploy(sender: _Sender, name: str, *args: Any) -> tuple[str, TxReceipt]:
+def _deploy(sender: Sender, name: str, *args: Any) -> tuple[str, TxReceipt]:
     artifact = load_artifact(name)
     factory = sender.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
     data = factory.constructor(*args).data_in_transaction
@@ -153,7 +153,7 @@ def deploy_all(
         delay = (
             get_settings().admin_delay_for_chain(chain_id) if admin_delay is None else admin_delay
         )
-        sender = _Sender(w3, publisher)
+        sender = Sender(w3, publisher)
         admin = sender.account.address
         token, token_receipt = _deploy(sender, "CardToken", token_uri, admin, delay)
         ledger, ledger_receipt = _deploy(sender, "MatchLedger", admin, delay)
@@ -224,7 +224,7 @@ def seed_demo(
     Returns the transaction hashes (all confirmed)."""
     token = contract(w3, deployment, "CardToken")
     with web3_errors("seeding demo cards"):
-        sender = _Sender(w3, publisher)
+        sender = Sender(w3, publisher)
         merged_by_wallet: dict[str, dict[int, int]] = {}
         for wallet, cards in holdings.items():
             merged: dict[int, int] = {}
