@@ -41,10 +41,8 @@ def _cli(env: dict[str, str], *args: str, code: int = 0) -> str:
     return done.stdout + done.stderr
 
 
-def test_rotating_the_result_signer(
-    engine: Engine, evm_snapshot: AnvilNode, deployment: Deployment, tmp_path: Path
-) -> None:
-    anvil = evm_snapshot
+def _cli_env(anvil: AnvilNode, deployment: Deployment, tmp_path: Path) -> dict[str, str]:
+    """This environment without METALEDGER_ settings, pointed at the chain and a deployment file."""
     deployment_file = tmp_path / "deployment.json"
     deployment.save(deployment_file)
     env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
@@ -53,6 +51,14 @@ def test_rotating_the_result_signer(
         METALEDGER_RPC_URL=anvil.rpc_url,
         METALEDGER_DEPLOYMENT_FILE=str(deployment_file),
     )
+    return env
+
+
+def test_rotating_the_result_signer(
+    engine: Engine, evm_snapshot: AnvilNode, deployment: Deployment, tmp_path: Path
+) -> None:
+    anvil = evm_snapshot
+    env = _cli_env(anvil, deployment, tmp_path)
     anchorer = Anchorer(
         engine, JsonRpc(anvil.rpc_url), deployment.match_ledger, ANCHORER_KEY, AnchorConfig()
     )
@@ -102,14 +108,7 @@ def test_rotating_the_result_signer(
 def test_signer_commands_refuse_a_bad_address_and_a_non_admin(
     evm_snapshot: AnvilNode, deployment: Deployment, tmp_path: Path
 ) -> None:
-    deployment_file = tmp_path / "deployment.json"
-    deployment.save(deployment_file)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
-    env.update(
-        METALEDGER_DATA_DIR=str(tmp_path / "data"),
-        METALEDGER_RPC_URL=evm_snapshot.rpc_url,
-        METALEDGER_DEPLOYMENT_FILE=str(deployment_file),
-    )
+    env = _cli_env(evm_snapshot, deployment, tmp_path)
     out = _cli(env, "chain", "signer", "add", "0x1234", code=2)
     assert out.strip().splitlines()[-1] == "error: '0x1234' is not an address"
     env["METALEDGER_PUBLISHER_KEY"] = "0x" + "5a" * 32  # not the admin
