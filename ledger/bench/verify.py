@@ -70,6 +70,7 @@ def _make_bundles(folder: Path, count: int, wallets: int, batch_size: int) -> di
     from ledger.decks import service as decks
     from ledger.devstack.anvil import start_anvil
     from ledger.devstack.deploy import deploy_from_settings, seed_demo
+    from ledger.keys.roles import Role, load_signer
     from ledger.protocol.tokenids import token_id
     from ledger.runtime.context import Context
     from ledger.settings import ANVIL_DEV_KEYS, Settings
@@ -106,7 +107,7 @@ def _make_bundles(folder: Path, count: int, wallets: int, batch_size: int) -> di
         engine,
         JsonRpc(anvil.rpc_url),
         deployment.match_ledger,
-        settings.anchorer_key.get_secret_value(),
+        load_signer(settings, Role.ANCHORER, deployment.chain_id),
         AnchorConfig(batch_max_results=batch_size),
     ).run_until_idle(force=True)
     folder.mkdir(parents=True, exist_ok=True)
