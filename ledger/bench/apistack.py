@@ -52,7 +52,7 @@ class Server:
 
     def wait(self, statuses: tuple[int, ...] = (200,)) -> Server:
         """Until it answers /healthz with one of `statuses`."""
-        wait_for_health(self.process, self.url, self.log, statuses=statuses)
+        wait_for_health(self.process, self.url, self.log, statuses=statuses, timeout=240)
         return self
 
     def serving_pids(self) -> list[int]:

@@ -577,6 +577,7 @@ def _save_progress(
     else:
         cache, match_id = ctx.cache, match.id
         after_commit(db, lambda: cache.put(match_id, new, state))
+        _announce(db, ctx, match_id)
 
 
 def _finish(
@@ -603,6 +604,13 @@ def _finish(
     _sync(match, values)
     actions = repo.action_rows(db, match.id)
     results.sign_and_store(db, ctx, match, seats, state, actions, winner_seat, reason)
+    _announce(db, ctx, match.id)
+
+
+def _announce(db: Session, ctx: Context, match_id: str) -> None:
+    """Tell the match's live-update streams (in every process) once this change is committed."""
+    events = ctx.events
+    after_commit(db, lambda: events.publish(match_id))
 
 
 def submit_action(

@@ -12,6 +12,7 @@ from sqlalchemy import Engine
 from ledger.chain.client import ChainClient
 from ledger.keys.roles import Role, load_signer
 from ledger.keys.signer import Signer
+from ledger.runtime.events import MatchEvents
 from ledger.runtime.sessions import SessionCache
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ class Context:
     cache: StateCache = field(default_factory=lambda: StateCache(256))
     sessions: SessionCache = field(default_factory=lambda: SessionCache(0.0))
     seats: SeatCache = field(default_factory=lambda: SeatCache(256))
+    events: MatchEvents = field(default_factory=lambda: MatchEvents(None, 256))
     _chain_id: int | None = None
 
     @classmethod
@@ -110,6 +112,7 @@ class Context:
             cache=StateCache(settings.match_cache_size),
             sessions=SessionCache(settings.session_cache_seconds),
             seats=SeatCache(settings.match_cache_size),
+            events=MatchEvents(settings.resolved_broker_url, settings.events_max_streams),
         )
 
     @property
