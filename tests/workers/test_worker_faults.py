@@ -33,7 +33,7 @@ from ledger.devstack.childprocess import ChildProcess
 from ledger.devstack.servers import RedisServer
 from tests.ledger.anchor_support import ANCHORER_KEY, add_results, deploy
 
-pytestmark = pytest.mark.chain
+pytestmark = [pytest.mark.chain, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 
 
