@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 from eth_abi import encode
 from eth_hash.auto import keccak
@@ -156,12 +156,12 @@ class TypedStruct:
         }
 
     @classmethod
-    def from_message(cls, message: dict[str, Any]) -> Any:
+    def from_message(cls, message: dict[str, Any]) -> Self:
         """Build from an EIP-712 message dict (the inverse of `as_message`)."""
         return cls(*(message[f["name"]] for f in cls.FIELDS))
 
     @classmethod
-    def from_record(cls, record: Any) -> Any:
+    def from_record(cls, record: Any) -> Self:
         """Build from any object holding the struct's fields as attributes of the same names
         (a stored row): the one way a stored row becomes the signed struct."""
         return cls(*(getattr(record, f.name) for f in fields(cls)))  # type: ignore[arg-type]

@@ -38,6 +38,7 @@ MATCH_ACTION_FIELDS: list[dict[str, str]] = [
     {"name": "index", "type": "uint32"},
     {"name": "prevEntryHash", "type": "bytes32"},
     {"name": "action", "type": "string"},
+    {"name": "salt", "type": "bytes32"},
 ]
 MATCH_RECEIPT_FIELDS: list[dict[str, str]] = [
     {"name": "matchId", "type": "bytes32"},
@@ -75,7 +76,9 @@ class SeatAuthorization(TypedStruct):
 
 @dataclass(frozen=True, slots=True)
 class MatchAction(TypedStruct):
-    """One transcript entry: `action` is the canonical JSON of the move (`["play",3]`)."""
+    """One transcript entry: `action` is the canonical JSON of the move (`["play",3]`); `salt`
+    is 32 random bytes chosen by whoever makes the entry, so that a reader who sees the entry
+    hash (the next move signs it) cannot test guesses of a hidden action against it."""
 
     PRIMARY_TYPE: ClassVar[str] = "MatchAction"
     FIELDS: ClassVar[list[dict[str, str]]] = MATCH_ACTION_FIELDS
@@ -86,6 +89,7 @@ class MatchAction(TypedStruct):
     index: int
     prev_entry_hash: bytes
     action: str
+    salt: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,9 +149,11 @@ class EntryChain:
         self.chain_id = chain_id
         self.contract = contract
 
-    def entry_hash(self, seat: int, index: int, prev_entry_hash: bytes, action: str) -> bytes:
+    def entry_hash(
+        self, seat: int, index: int, prev_entry_hash: bytes, action: str, salt: bytes
+    ) -> bytes:
         """The entry hash: the EIP-712 digest of its MatchAction."""
-        struct = MatchAction(self.match_id, seat, index, prev_entry_hash, action)
+        struct = MatchAction(self.match_id, seat, index, prev_entry_hash, action, salt)
         return digest(struct, self.chain_id, self.contract)
 
     def receipt_digest(self, index: int, entry_hash: bytes) -> bytes:
@@ -158,3 +164,44 @@ class EntryChain:
         """The digest a player signs to acknowledge the end of the match."""
         struct = MatchEnd(self.match_id, entries, final_entry_hash)
         return digest(struct, self.chain_id, self.contract)
+
+
+# -- the signed transcript (metaledger.transcript/2) ---------------------------------------
+
+TRANSCRIPT_FORMAT_2 = "metaledger.transcript/2"
+
+
+def signed_transcript(
+    engine: dict[str, Any],
+    match_id: str,
+    seats: list[dict[str, Any]],
+    genesis: str,
+    entries: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """A `metaledger.transcript/2` document: the engine transcript (format 1) and what was
+    signed around it (seat authorizations, the entries with their signatures and receipts)."""
+    return {
+        "format": TRANSCRIPT_FORMAT_2,
+        "match_id": match_id,
+        "engine": engine,
+        "seats": seats,
+        "genesis_hash": genesis,
+        "entries": entries,
+    }
+
+
+def engine_transcript(transcript: dict[str, Any]) -> dict[str, Any]:
+    """The engine transcript (format 1) of a transcript of either format."""
+    if transcript.get("format") == TRANSCRIPT_FORMAT_2:
+        return dict(transcript["engine"])
+    return transcript
+
+
+def transcript_hash(transcript: dict[str, Any]) -> bytes:
+    """The signed `transcriptHash`: keccak256 of the transcript's canonical JSON (format 1: of
+    the engine's canonical form, `Transcript.canonical_bytes()`)."""
+    from engine import Transcript, canonical_json
+
+    if transcript.get("format") == TRANSCRIPT_FORMAT_2:
+        return keccak(canonical_json(transcript))
+    return keccak(Transcript.from_json(transcript).canonical_bytes())

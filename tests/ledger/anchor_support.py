@@ -237,7 +237,7 @@ def store_played_match(
                     ownership_block=block["number"],
                     ownership_block_hash=block["hash"].to_0x_hex(),
                     winner_seat=state.winner,
-                    end_reason="over",
+                    end_reason="completed",
                 )
             ],
         )
@@ -282,7 +282,7 @@ def store_played_match(
                         digest="0x" + digest.hex(),
                         signature="0x" + sign_digest(SIGNER_KEY, digest).hex(),
                         signer=Account.from_key(SIGNER_KEY).address,
-                        end_reason="over",
+                        end_reason="completed",
                         transcript=transcript.to_json(),
                     ).items()
                     if k != "id"

@@ -51,8 +51,8 @@ def _structs() -> list[eip712.TypedStruct]:
             key.address,
             2**64 - 1,
         ),
-        MatchAction(os.urandom(32), 0, 2**32 - 1, os.urandom(32), canonical_action(["play", 3])),
-        MatchAction(os.urandom(32), 1, 0, os.urandom(32), canonical_action(["x", "1.actor.0", -2])),
+        MatchAction(os.urandom(32), 0, 2**32 - 1, os.urandom(32), canonical_action(["play", 3]), os.urandom(32)),
+        MatchAction(os.urandom(32), 1, 0, os.urandom(32), canonical_action(["x", "1.actor.0", -2]), os.urandom(32)),
         MatchReceipt(os.urandom(32), 12, os.urandom(32)),
         MatchEnd(os.urandom(32), 200, os.urandom(32)),
     ]
@@ -79,7 +79,7 @@ def _eth_account_digest(typed: dict[str, object]) -> bytes:
 
 def test_fields_out_of_range_are_refused() -> None:
     with pytest.raises(ValueError, match="seat"):
-        MatchAction(os.urandom(32), 256, 0, os.urandom(32), "[]")
+        MatchAction(os.urandom(32), 256, 0, os.urandom(32), "[]", os.urandom(32))
     with pytest.raises(ValueError, match="index"):
         MatchReceipt(os.urandom(32), -1, os.urandom(32))
 
@@ -89,8 +89,9 @@ def test_the_chain_helpers_are_the_struct_digests() -> None:
     chain = EntryChain(match_id, 31337, CONTRACT)
     action = canonical_action(["keep"])
     assert action == '["keep"]'
-    assert chain.entry_hash(0, 5, prev, action) == eip712.digest(
-        MatchAction(match_id, 0, 5, prev, action), 31337, CONTRACT
+    salt = os.urandom(32)
+    assert chain.entry_hash(0, 5, prev, action, salt) == eip712.digest(
+        MatchAction(match_id, 0, 5, prev, action, salt), 31337, CONTRACT
     )
     assert chain.receipt_digest(5, prev) == eip712.digest(
         MatchReceipt(match_id, 5, prev), 31337, CONTRACT
