@@ -219,7 +219,9 @@ def test_cli_export_then_verify(anchored: dict[str, Any], tmp_path: Path) -> Non
     assert ok.stdout.count("✓") == len(CHECKS) - len(reported) and "✗" not in ok.stdout
     for name in reported:
         assert f"– {name}: " in ok.stdout
-    assert "– player-signatures: not applicable: moves not signed by players (format 1)" in ok.stdout
+    assert (
+        "– player-signatures: not applicable: moves not signed by players (format 1)" in ok.stdout
+    )
 
     forged = json.loads(out.read_text())
     forged["anchor"]["proof"][0] = _flip(forged["anchor"]["proof"][0])
