@@ -17,7 +17,7 @@ from engine import Action, get_game
 from engine.core.prng import Prng
 from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
-from tests.api.conftest import PLAYER_KEYS, mint
+from tests.api.conftest import PLAYER_KEYS, mint, start_duel
 from tests.api.helpers import (
     Player,
     commit_and_reveal,
@@ -114,22 +114,8 @@ def _check(game_name: str, transcript: dict[str, Any], reads: Reads) -> int:
 def _duel(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment, game_name: str
 ) -> tuple[dict[int, Player], str]:
-    game = get_game(game_name)
-    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
-    decks = [dict(game.starter_decks[0]), dict(game.starter_decks[1])]
-    mint(
-        anvil,
-        deployment,
-        {
-            p.address: {(game.name, c): n for c, n in game.required_tokens(d).items()}
-            for p, d in zip((a, b), decks, strict=True)
-        },
-    )
-    d0, d1 = register_deck(a, game.name, decks[0]), register_deck(b, game.name, decks[1])
-    match = a.post("/matches", {"game": game.name, "deck_id": d0["id"]}).json()
-    assert b.post(f"/matches/{match['id']}/join", {"deck_id": d1["id"]}).status_code == 200
-    commit_and_reveal([a, b], match["id"])
-    return {0: a, 1: b}, match["id"]
+    a, b, match_id, _decks = start_duel(client, anvil, deployment, game_name)
+    return {0: a, 1: b}, match_id
 
 
 def _versus_bot(

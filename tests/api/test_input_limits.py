@@ -207,9 +207,12 @@ def test_an_engine_refusal_at_the_start_cancels_the_match(
     assert created.status_code == 201, created.text
     match_id = created.json()["id"]
     secret = b"\x07" * 32
-    assert player.post(
-        f"/matches/{match_id}/commit", commit_body(player, match_id, secret)
-    ).status_code == 200
+    assert (
+        player.post(
+            f"/matches/{match_id}/commit", commit_body(player, match_id, secret)
+        ).status_code
+        == 200
+    )
     body = _problem(
         player.post(f"/matches/{match_id}/reveal", {"secret": "0x" + secret.hex()}), 409
     )

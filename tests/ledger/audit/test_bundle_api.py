@@ -7,22 +7,18 @@ import httpx
 import pytest
 
 from engine import get_game
-from ledger.anchoring.service import AnchorConfig, Anchorer
 from ledger.audit.verify import CHECKS, verify_bundle
 from ledger.chain.deployment import Deployment
-from ledger.chain.transport import JsonRpc
-from ledger.db import make_engine
 from ledger.devstack.anvil import AnvilNode
-from tests.api.conftest import PLAYER_KEYS, mint
+from tests.api.conftest import start_duel
 from tests.api.helpers import (
     acknowledge,
     commit_and_reveal,
     play_bot_match,
     play_out,
     register_deck,
-    sign_in,
 )
-from tests.ledger.anchor_support import ANCHORER_KEY
+from tests.ledger.anchor_support import anchor_pending
 
 pytestmark = pytest.mark.chain
 
@@ -32,20 +28,8 @@ def test_api_matches_are_anchored_and_their_bundles_verify(
 ) -> None:
     client, url = api
     game = get_game("metax")
-    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
-    decks = [dict(game.starter_decks[0]), dict(game.starter_decks[1])]
-    mint(
-        evm_snapshot,
-        deployment,
-        {
-            p.address: {(game.name, c): n for c, n in game.required_tokens(d).items()}
-            for p, d in zip((a, b), decks, strict=True)
-        },
-    )
-    d0, d1 = register_deck(a, game.name, decks[0]), register_deck(b, game.name, decks[1])
-    duel = a.post("/matches", {"game": game.name, "deck_id": d0["id"]}).json()
-    assert b.post(f"/matches/{duel['id']}/join", {"deck_id": d1["id"]}).status_code == 200
-    commit_and_reveal([a, b], duel["id"])
+    a, b, duel_id, decks = start_duel(client, evm_snapshot, deployment, game.name)
+    duel = {"id": duel_id}
     assert play_out({0: a, 1: b}, duel["id"])["status"] == "finished"
     acknowledge(a, duel["id"])
     acknowledge(b, duel["id"])
@@ -76,17 +60,7 @@ def test_api_matches_are_anchored_and_their_bundles_verify(
     assert r.status_code == 409 and r.json()["reason"] == "not-anchored-yet", r.text
     assert client.get(f"/matches/0x{'ab' * 32}/bundle").status_code == 404
 
-    engine = make_engine(url)
-    try:
-        Anchorer(
-            engine,
-            JsonRpc(evm_snapshot.rpc_url),
-            deployment.match_ledger,
-            ANCHORER_KEY,
-            AnchorConfig(),
-        ).run_until_idle(force=True)
-    finally:
-        engine.dispose()
+    anchor_pending(url, evm_snapshot.rpc_url, deployment.match_ledger)
 
     acknowledged: dict[str, str] = {}
     for match in (duel, versus_bot, resigned):

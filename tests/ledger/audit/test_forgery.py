@@ -15,20 +15,18 @@ import pytest
 from eth_account import Account
 
 from engine import Action, RandomBot, Recorder, get_game
-from ledger.anchoring.service import AnchorConfig, Anchorer
 from ledger.audit.verify import verify_bundle
 from ledger.chain.contracts import MatchLedger, anchor_calldata
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
-from ledger.db import make_engine
 from ledger.devstack.anvil import AnvilNode
 from ledger.protocol import eip712, merkle
 from ledger.protocol.hexcodec import from_hex, to_hex
 from ledger.protocol.signatures import sign_digest
 from ledger.protocol.signedmoves import EntryChain, canonical_action, transcript_hash
-from tests.api.conftest import PLAYER_KEYS, mint
-from tests.api.helpers import acknowledge, commit_and_reveal, play_out, register_deck, sign_in
-from tests.ledger.anchor_support import ANCHORER_KEY, SIGNER_KEY
+from tests.api.conftest import start_duel
+from tests.api.helpers import acknowledge, play_out
+from tests.ledger.anchor_support import ANCHORER_KEY, SIGNER_KEY, anchor_pending
 
 pytestmark = pytest.mark.chain
 
@@ -38,32 +36,12 @@ def _played_bundle(
 ) -> dict[str, Any]:
     """A MetaX match between two wallets played through the API, acknowledged by both,
     anchored; its bundle."""
-    game = get_game("metax")
-    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
-    decks = [dict(game.starter_decks[0]), dict(game.starter_decks[1])]
-    mint(
-        anvil,
-        deployment,
-        {
-            p.address: {(game.name, c): n for c, n in game.required_tokens(d).items()}
-            for p, d in zip((a, b), decks, strict=True)
-        },
-    )
-    d0, d1 = register_deck(a, game.name, decks[0]), register_deck(b, game.name, decks[1])
-    duel = a.post("/matches", {"game": game.name, "deck_id": d0["id"]}).json()
-    assert b.post(f"/matches/{duel['id']}/join", {"deck_id": d1["id"]}).status_code == 200
-    commit_and_reveal([a, b], duel["id"])
-    assert play_out({0: a, 1: b}, duel["id"])["status"] == "finished"
-    acknowledge(a, duel["id"])
-    acknowledge(b, duel["id"])
-    engine = make_engine(url)
-    try:
-        Anchorer(
-            engine, JsonRpc(anvil.rpc_url), deployment.match_ledger, ANCHORER_KEY, AnchorConfig()
-        ).run_until_idle(force=True)
-    finally:
-        engine.dispose()
-    r = client.get(f"/matches/{duel['id']}/bundle")
+    a, b, match_id, _decks = start_duel(client, anvil, deployment, "metax")
+    assert play_out({0: a, 1: b}, match_id)["status"] == "finished"
+    acknowledge(a, match_id)
+    acknowledge(b, match_id)
+    anchor_pending(url, anvil.rpc_url, deployment.match_ledger)
+    r = client.get(f"/matches/{match_id}/bundle")
     assert r.status_code == 200, r.text
     return dict(r.json())
 

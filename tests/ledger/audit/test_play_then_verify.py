@@ -15,13 +15,10 @@ import pytest
 from eth_account import Account
 
 from engine import get_game
-from ledger.anchoring.service import AnchorConfig, Anchorer
 from ledger.chain.deployment import Deployment
-from ledger.chain.transport import JsonRpc
-from ledger.db import make_engine
 from ledger.devstack.anvil import AnvilNode
 from tests.api.conftest import PLAYER_KEYS, mint
-from tests.ledger.anchor_support import ANCHORER_KEY
+from tests.ledger.anchor_support import anchor_pending
 
 pytestmark = pytest.mark.chain
 
@@ -63,17 +60,7 @@ def test_a_match_played_with_metaledger_play_verifies_with_the_players_signature
     )
     match_id = played.stdout.split("match ", 1)[1].split(" ", 1)[0]
 
-    engine = make_engine(url)
-    try:
-        Anchorer(
-            engine,
-            JsonRpc(evm_snapshot.rpc_url),
-            deployment.match_ledger,
-            ANCHORER_KEY,
-            AnchorConfig(),
-        ).run_until_idle(force=True)
-    finally:
-        engine.dispose()
+    anchor_pending(url, evm_snapshot.rpc_url, deployment.match_ledger)
     bundle = client.get(f"/matches/{match_id}/bundle")
     assert bundle.status_code == 200, bundle.text
     path = tmp_path / "bundle.json"
