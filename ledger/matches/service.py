@@ -168,7 +168,12 @@ def enforce_timeout(
     else:
         state = load_state(db, ctx, match, take=False)
         idle = match.current_player
-        entry = signing.EntryWriter(ctx, match).operator(idle, TIMEOUT_ACTION)
+        # a match that started before seats were authorized has no entry chain to extend
+        entry = (
+            signing.EntryWriter(ctx, match).operator(idle, TIMEOUT_ACTION)
+            if match.head_hash is not None
+            else None
+        )
         _finish(db, ctx, match, seats, state, 1 - idle, "timeout", forfeit=entry)
         changed = True
     if changed:
