@@ -16,7 +16,7 @@ from ledger.db.models import Match, MatchSeat
 from ledger.errors import Forbidden, InvalidInput
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import bytes32, from_hex, to_hex
-from ledger.protocol.signatures import recover_low_s_signer, sign_digest
+from ledger.protocol.signatures import recover_low_s_signer
 from ledger.protocol.signedmoves import EntryChain, SeatAuthorization, genesis_hash
 from ledger.runtime.context import Context
 
@@ -113,7 +113,7 @@ def authorize_bot_seat(ctx: Context, match: Match, seat: MatchSeat) -> None:
     digest = eip712.digest(struct, ctx.chain_id, ctx.chain.addresses.match_ledger)
     seat.session_key = ctx.bot_address
     seat.authorization_expiry = BOT_EXPIRY
-    seat.authorization = to_hex(sign_digest(ctx.settings.signer_key.get_secret_value(), digest))
+    seat.authorization = to_hex(ctx.signer.sign_digest(digest))
 
 
 def genesis(ctx: Context, match: Match, seats: list[MatchSeat], seed: int) -> str:
@@ -153,13 +153,13 @@ class EntryWriter:
     """Appends entries after a match's head: checks a player's signature, or makes the
     operator's entry (bot moves, timeouts), and signs each entry's receipt."""
 
-    __slots__ = ("chain", "head", "index", "key")
+    __slots__ = ("chain", "head", "index", "signer")
 
     def __init__(self, ctx: Context, match: Match) -> None:
         if match.head_hash is None:
             raise Forbidden("this match has no signed transcript (it started unsigned)")
         self.chain = EntryChain(match.id, ctx.chain_id, ctx.chain.addresses.match_ledger)
-        self.key = ctx.settings.signer_key.get_secret_value()
+        self.signer = ctx.signer
         self.head = bytes32(match.head_hash, "head hash")
         self.index = match.version
 
@@ -172,7 +172,7 @@ class EntryWriter:
         entry_hash: bytes,
         bot: bool,
     ) -> Entry:
-        receipt = to_hex(sign_digest(self.key, self.chain.receipt_digest(self.index, entry_hash)))
+        receipt = to_hex(self.signer.sign_digest(self.chain.receipt_digest(self.index, entry_hash)))
         entry = Entry(self.index, seat, action, salt, signature, entry_hash, receipt, bot)
         self.head = entry_hash
         self.index += 1
