@@ -33,6 +33,7 @@ def match(
     seats: list[MatchSeat],
     caller: str | None = None,
     domain: dict[str, Any] | None = None,
+    receipt_signer: str | None = None,
 ) -> schemas.MatchOut:
     """A match's public state (secrets and seed disclosed only once it is over)."""
     started = row.status in _STARTED
@@ -60,6 +61,7 @@ def match(
         entries=entry_count(row),
         forfeit_entry=row.forfeit_entry,
         domain=domain,
+        receipt_signer=receipt_signer,
         options=row.options,
         seats=[
             schemas.SeatOut(

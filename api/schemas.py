@@ -273,6 +273,11 @@ class MatchOut(BaseModel):
     domain: dict[str, Any] | None = Field(
         None, description="the EIP-712 domain of every signature of this match (MatchLedger's)"
     )
+    receipt_signer: str | None = Field(
+        None,
+        description="the operator's result signer, whose MatchReceipt signatures every entry "
+        "carries (check it is registered on MatchLedger: `wasSignerAt`)",
+    )
     options: dict[str, Any]
     seats: list[SeatOut]
     your_seat: int | None = None

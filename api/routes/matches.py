@@ -35,7 +35,7 @@ def _domain(ctx: Ctx) -> dict[str, Any]:
 
 def _out(db: Session, ctx: Ctx, match_id: str, caller: str | None) -> schemas.MatchOut:
     match, seats = matches.get_match(db, match_id)
-    return present.match(match, seats, caller, _domain(ctx))
+    return present.match(match, seats, caller, _domain(ctx), ctx.signer.address)
 
 
 def _act(
@@ -75,7 +75,9 @@ def listing(
 
     def work(db: Session) -> list[schemas.MatchOut]:
         found = matches.listing(db, caller, status or "mine", game)
-        return [present.match(m, seats, caller, _domain(ctx)) for m, seats in found]
+        return [
+            present.match(m, seats, caller, _domain(ctx), ctx.signer.address) for m, seats in found
+        ]
 
     return run(ctx, work, write=False)
 
@@ -87,7 +89,7 @@ def one(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     def work(db: Session) -> schemas.MatchOut:
         match, seats = matches.get_match(db, match_id)
         matches.enforce_timeout(db, ctx, match, seats)
-        return present.match(match, seats, caller, _domain(ctx))
+        return present.match(match, seats, caller, _domain(ctx), ctx.signer.address)
 
     return run(ctx, work)
 
@@ -137,7 +139,7 @@ def view(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.ViewOut:
         matches.enforce_timeout(db, ctx, match, seats)
         legal = matches.legal_actions(db, ctx, match, seat)
         return schemas.ViewOut(
-            match=present.match(match, seats, caller, _domain(ctx)),
+            match=present.match(match, seats, caller, _domain(ctx), ctx.signer.address),
             seat=seat.seat,
             your_turn=match.status == MatchStatus.ACTIVE and match.current_player == seat.seat,
             observation=matches.observation(db, ctx, match, seat),

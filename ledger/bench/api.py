@@ -304,7 +304,6 @@ def _duels(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
     for key in keys:  # sign in and register one deck each, outside the measured window
         player = ApiPlayer(httpx.Client(base_url=url, timeout=60), key)
         player.sign_in()
-        player.operator_signer()
         deck = player.pick_deck(GAME)
         players.append((player, player.call("POST", "/decks", {"game": GAME, "cards": deck})["id"]))
     pairs = [(players[k], players[k + 1]) for k in range(0, len(players) - 1, 2)]

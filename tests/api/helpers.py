@@ -66,11 +66,10 @@ def register_deck(player: Player, game: str, cards: dict[str, int]) -> dict[str,
 
 
 def open_session(player: Player, match_id: str) -> MatchSession:
-    """A session key for `player`'s seat of the match (the operator's signer from /healthz)."""
+    """A session key for `player`'s seat of the match (receipts expected from its `receipt_signer`)."""
     match = player.get(f"/matches/{match_id}").json()
     seat = next(s["seat"] for s in match["seats"] if s["address"] == player.address)
-    operator = player.client.get("/healthz").json()["signer"]
-    session = MatchSession(player.key, match, seat, operator)
+    session = MatchSession(player.key, match, seat, match["receipt_signer"])
     player.sessions[match_id] = session
     return session
 
