@@ -1,4 +1,5 @@
-"""Audit: the self-contained match bundle an auditor verifies with `metaledger verify`."""
+"""Audit: the self-contained match bundle an auditor verifies with `metaledger verify`, and each
+batch's full leaf list (so that no second result for a match can hide in a batch)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,23 @@ from sqlmodel import Session
 
 from api import ratelimit
 from api.deps import Ctx, run
-from ledger.audit.export import export_bundle
+from ledger.audit.export import batch_listing, export_bundle
+from ledger.protocol.untrusted import INT64_MAX
 
-router = APIRouter(prefix="/matches", tags=["audit"])
+router = APIRouter(tags=["audit"])
 MatchId = Annotated[
     str, Path(pattern=r"^0x[0-9a-f]{64}$", description="the match id (the EIP-712 matchId)")
 ]
+BatchId = Annotated[int, Path(ge=1, le=INT64_MAX, description="the batch id (from 1)")]
 
 
-@router.get("/{match_id}/bundle", dependencies=[ratelimit.PUBLIC])
+@router.get("/matches/{match_id}/bundle", dependencies=[ratelimit.PUBLIC])
 def bundle(match_id: MatchId, ctx: Ctx) -> dict[str, Any]:
-    """The match bundle (format `metaledger.bundle/1`, docs/verification.md): result, signature,
-    transcript, decks, seed commits and reveals, batch, proof, contracts and chain id.
-    404 for an unknown match or one without a result; 409 until its batch is confirmed on-chain."""
+    """The match bundle (format `metaledger.bundle/2`, or `/1` for a match its players did not
+    sign; docs/verification.md): result, signature, transcript, decks, seed commits and reveals,
+    batch, proof, contracts and chain id; for format 2 also the players' end acknowledgements
+    and the batch's leaf list. 404 for an unknown match or one without a result; 409 until its
+    batch is confirmed on-chain."""
     addresses = ctx.chain.addresses
 
     def work(db: Session) -> dict[str, Any]:
@@ -33,3 +38,10 @@ def bundle(match_id: MatchId, ctx: Ctx) -> dict[str, Any]:
         )
 
     return run(ctx, work, write=False)
+
+
+@router.get("/batches/{batch_id}", dependencies=[ratelimit.PUBLIC])
+def batch(batch_id: BatchId, ctx: Ctx) -> dict[str, Any]:
+    """A batch (root, count, hashes, status, anchor transaction and block) and its full leaf
+    list: every result's tree index, digest and MatchResult message (404 for an unknown batch)."""
+    return run(ctx, lambda db: batch_listing(db, batch_id), write=False)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ledger.audit.verify import run_checks
 from ledger.chain.snapshot import SnapshotRpc
@@ -59,13 +60,26 @@ def bundle_files(paths: Iterable[str | Path]) -> list[Path]:
 class _Worker:
     rpc: SnapshotRpc
     limits: JsonLimits
+    api: str | None = None
+    leaves: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def batch_leaves(self, bundle: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """A format-1 bundle's batch leaf list from the API (read once per batch), if asked."""
+        if self.api is None or "batch_leaves" in bundle:
+            return None
+        batch_id = int(bundle["anchor"]["batch_id"])
+        if batch_id not in self.leaves:
+            from ledger.audit.leaves import fetch_leaves
+
+            self.leaves[batch_id] = fetch_leaves(self.api, batch_id, self.limits)
+        return self.leaves[batch_id]
 
     def verify(self, path: Path) -> BundleOutcome:
         try:
             bundle = load_bundle(path, self.limits)
         except (InvalidInput, PayloadTooLarge) as exc:
             return BundleOutcome(str(path), False, detail=str(exc), malformed=True)
-        checks = run_checks(bundle, self.rpc)
+        checks = run_checks(bundle, self.rpc, self.batch_leaves(bundle))
         failed = [c for c in checks if not c.ok]
         if not failed:
             return BundleOutcome(str(path), True)
@@ -77,11 +91,13 @@ class _Worker:
 _WORKER: _Worker | None = None
 
 
-def _start_worker(rpc_url: str, max_log_range: int, head: int, limits: JsonLimits) -> None:
+def _start_worker(
+    rpc_url: str, max_log_range: int, head: int, limits: JsonLimits, api: str | None
+) -> None:
     global _WORKER
     rpc = SnapshotRpc(rpc_url, max_log_range=max_log_range)
     rpc.pin(head)
-    _WORKER = _Worker(rpc, limits)
+    _WORKER = _Worker(rpc, limits, api)
 
 
 def _verify_in_worker(path: Path) -> BundleOutcome:
@@ -96,30 +112,24 @@ def verify_many(
     *,
     jobs: int | None = None,
     max_log_range: int = 2000,
+    api: str | None = None,
     on_outcome: Callable[[BundleOutcome], None] | None = None,
 ) -> list[BundleOutcome]:
     """Verify every file against the chain at `rpc_url` as of its head now, in `jobs` processes
-    (default: one per core); the outcomes in the order of `files`."""
+    (default: one per core); the outcomes in the order of `files`. `api`: where format-1
+    bundles' batch leaf lists are read (`GET /batches/{id}`)."""
     with JsonRpc(rpc_url, max_log_range=max_log_range) as probe:
         head = probe.block_number()  # ServiceUnavailable (one line) when the RPC does not answer
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(files)))
     outcomes: list[BundleOutcome] = []
-    for outcome in _outcomes(files, rpc_url, limits, jobs, max_log_range, head):
+    for outcome in _outcomes(files, (rpc_url, max_log_range, head, limits, api), jobs):
         outcomes.append(outcome)
         if on_outcome is not None:
             on_outcome(outcome)
     return outcomes
 
 
-def _outcomes(
-    files: list[Path],
-    rpc_url: str,
-    limits: JsonLimits,
-    jobs: int,
-    max_log_range: int,
-    head: int,
-) -> Iterator[BundleOutcome]:
-    args = (rpc_url, max_log_range, head, limits)
+def _outcomes(files: list[Path], args: tuple[Any, ...], jobs: int) -> Iterator[BundleOutcome]:
     if jobs == 1:
         _start_worker(*args)
         assert _WORKER is not None

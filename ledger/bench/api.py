@@ -6,12 +6,13 @@ Phases, each against a fresh API (`python -m api`, access log off) unless said o
    (`ledger.bench.loadgen`) -> baseline_per_s;
 2. human-vs-human MetaX matches on SQLite, one API process: the same load generator and client
    count, each client playing both seats of its matches with random legal moves (create, join,
-   commit-reveal, moves, a legal-actions read when the turn passes) -> human_actions_per_s
-   (moves applied per second);
+   seat authorizations with commit-reveal, moves each signed by its session key, checked,
+   stored and receipted, every receipt checked by the client, a legal-actions read when the
+   turn passes) -> signed_actions_per_s (moves applied per second), signed_vs_baseline;
 3. deck registrations (40-card MetaX deck, many wallets): open loop at a steady `rate` per second
    for `seconds`, latency from each request's *scheduled* send time (no coordinated omission)
    -> deck_verify_p50_ms / p99_ms; then `clients` closed-loop clients -> deck_verify_max_per_s;
-4. bot matches (random moves vs the random bot) -> bot_actions_per_s;
+4. bot matches (signed random moves vs the random bot) -> actions_per_s;
 5. the soak: phases 2 and 3 alternate for `minutes`; the API's RSS after the first round and at
    the end -> api_rss_growth_pct;
 6. phase 2 again with `processes` API processes sharing the port, and on PostgreSQL.
@@ -188,7 +189,7 @@ def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
             if final == "finished":
                 finished[k] += 1
             else:
-                player.call("POST", f"/matches/{match['id']}/resign")
+                player.resign(match["id"])
 
     t0 = time.perf_counter()
     threads = [threading.Thread(target=loop, args=(k,)) for k in range(len(keys))]
@@ -211,13 +212,10 @@ def _seats(url: str, keys: list[str]) -> list[tuple[Seat, Seat]]:
     from ledger.client.api import ApiPlayer
 
     def one(key: str) -> Seat:
-        with httpx.Client(base_url=url, timeout=30) as http:
-            player = ApiPlayer(http, key)
-            player.sign_in()
-            deck = player.pick_deck(GAME)
-            return Seat(
-                player.token, player.call("POST", "/decks", {"game": GAME, "cards": deck})["id"]
-            )
+        player = ApiPlayer(httpx.Client(base_url=url, timeout=60), key)
+        player.sign_in()
+        deck = player.pick_deck(GAME)
+        return Seat(player, player.call("POST", "/decks", {"game": GAME, "cards": deck})["id"])
 
     with ThreadPoolExecutor(8) as pool:
         seats = list(pool.map(one, keys))
@@ -295,14 +293,14 @@ def run(
         pairs = _seats(api.url, match_keys)
         _moves(api.url, pairs, min(3.0, move_seconds))  # warm-up: caches, connections
         recording = spy.record(api, "moves", move_seconds)
-        moves, out["human_cpu_ms_per_action"] = _cpu_ms_per(
+        moves, out["signed_cpu_ms_per_action"] = _cpu_ms_per(
             api, lambda: _moves(api.url, pairs, move_seconds)
         )
         spy.done(recording)
-        out["human_actions_per_s"] = moves.per_s
-        out["human_requests_per_s"] = round(moves.requests / moves.seconds, 1)
-        out["human_errors"] = moves.errors
-        out["human_vs_baseline"] = (
+        out["signed_actions_per_s"] = moves.per_s
+        out["signed_requests_per_s"] = round(moves.requests / moves.seconds, 1)
+        out["signed_errors"] = moves.errors
+        out["signed_vs_baseline"] = (
             round(moves.per_s / baseline.per_s, 3) if baseline.per_s else None
         )
 
@@ -312,7 +310,6 @@ def run(
         out |= _closed_loop(api.url, tokens, stack.deck, clients, min(seconds, 10.0))
         spy.done(recording)
         bots = _bot_matches(api.url, match_keys[:match_clients], move_seconds)
-        out["bot_actions_per_s"] = bots.pop("actions_per_s")
         out |= bots
 
         rss_start = api.rss_mb()
@@ -338,7 +335,7 @@ def run(
             api = stack.api(stack.database("sqlite"), processes=processes, api_access_log="false")
             pairs = _seats(api.url, match_keys)
             _moves(api.url, pairs, min(3.0, move_seconds))
-            out[f"human_actions_per_s_{processes}_processes"] = _moves(
+            out[f"signed_actions_per_s_{processes}_processes"] = _moves(
                 api.url, pairs, move_seconds
             ).per_s
             api.stop()
@@ -346,7 +343,7 @@ def run(
             api = stack.api(stack.database("postgres"), api_access_log="false")
             pairs = _seats(api.url, match_keys)
             _moves(api.url, pairs, min(3.0, move_seconds))
-            out["human_actions_per_s_postgres"] = _moves(api.url, pairs, move_seconds).per_s
+            out["signed_actions_per_s_postgres"] = _moves(api.url, pairs, move_seconds).per_s
             api.stop()
         out["params"] = {
             "seconds": seconds,

@@ -50,13 +50,21 @@ def verify(
     jobs: int = typer.Option(
         0, "--jobs", min=0, help="worker processes for several bundles (0: one per core)"
     ),
+    api: str = typer.Option(
+        None,
+        "--api",
+        help="an API base URL to read the batch's leaf list from (GET /batches/{id}) when the "
+        "bundle does not embed it (format 1)",
+    ),
 ) -> None:
     """Verify match bundles using only the chain and the bundles (no database, no API).
 
     One file: every check with ✓/✗. Several files or a folder: a progress bar on stderr, one
     `error:` line per malformed file, then a summary; exit status 1 if any bundle fails.
     Bundles are read with the API's input limits (size, nesting, numbers, Unicode) and their
-    shape checked first: a malformed bundle gets one `error:` line naming what is wrong."""
+    shape checked first: a malformed bundle gets one `error:` line naming what is wrong. A
+    check marked – reports what it cannot pass or fail (a format-1 bundle's moves, which the
+    players did not sign; what stays the operator's word)."""
     from ledger.audit.bulk import bundle_files
     from ledger.protocol.untrusted import JsonLimits, restore_recursion_limit
     from ledger.settings import get_settings
@@ -66,23 +74,29 @@ def verify(
     limits = JsonLimits.for_bundles(settings)
     paths = bundle_files(files)
     if len(paths) == 1 and not Path(files[0]).is_dir():
-        _verify_one(paths[0], rpc, limits, settings.rpc_max_log_range)
+        _verify_one(paths[0], rpc, limits, settings.rpc_max_log_range, api)
     else:
-        _verify_many(paths, rpc, limits, jobs, settings.rpc_max_log_range)
+        _verify_many(paths, rpc, limits, jobs, settings.rpc_max_log_range, api)
 
 
-def _verify_one(path: Path, rpc: str, limits: Any, max_log_range: int) -> None:
+def _verify_one(path: Path, rpc: str, limits: Any, max_log_range: int, api: str | None) -> None:
     from ledger.audit.verify import verify_bundle
     from ledger.protocol.bundle import load_bundle
 
     bundle = load_bundle(path, limits)
-    checks = verify_bundle(bundle, rpc, max_log_range=max_log_range)
+    leaves = None
+    if api is not None and "batch_leaves" not in bundle:
+        from ledger.audit.leaves import fetch_leaves
+
+        leaves = fetch_leaves(api, int(bundle["anchor"]["batch_id"]), limits)
+    checks = verify_bundle(bundle, rpc, max_log_range=max_log_range, leaves=leaves)
     for check in checks:
-        mark = (
-            typer.style("✓", fg=typer.colors.GREEN)
-            if check.ok
-            else typer.style("✗", fg=typer.colors.RED)
-        )
+        if check.info:
+            mark = typer.style("–", fg=typer.colors.YELLOW)
+        elif check.ok:
+            mark = typer.style("✓", fg=typer.colors.GREEN)
+        else:
+            mark = typer.style("✗", fg=typer.colors.RED)
         typer.echo(f"{mark} {check.name}: {check.detail}")
     failed = [c.name for c in checks if not c.ok]
     if failed:
@@ -92,10 +106,17 @@ def _verify_one(path: Path, rpc: str, limits: Any, max_log_range: int) -> None:
             err=True,
         )
         raise typer.Exit(1)
-    typer.secho(f"OK: all {len(checks)} checks passed", fg=typer.colors.GREEN)
+    passed = sum(1 for c in checks if not c.info)
+    notes = len(checks) - passed
+    typer.secho(
+        f"OK: all {passed} checks passed" + (f" ({notes} reported, –)" if notes else ""),
+        fg=typer.colors.GREEN,
+    )
 
 
-def _verify_many(paths: list[Path], rpc: str, limits: Any, jobs: int, max_log_range: int) -> None:
+def _verify_many(
+    paths: list[Path], rpc: str, limits: Any, jobs: int, max_log_range: int, api: str | None
+) -> None:
     import time
 
     from rich.console import Console
@@ -122,7 +143,13 @@ def _verify_many(paths: list[Path], rpc: str, limits: Any, jobs: int, max_log_ra
             progress.advance(task)
 
         outcomes = verify_many(
-            paths, rpc, limits, jobs=jobs or None, max_log_range=max_log_range, on_outcome=seen
+            paths,
+            rpc,
+            limits,
+            jobs=jobs or None,
+            max_log_range=max_log_range,
+            api=api,
+            on_outcome=seen,
         )
     seconds = time.perf_counter() - started
     failed = [o for o in outcomes if not o.ok and not o.malformed]

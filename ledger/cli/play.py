@@ -1,4 +1,6 @@
-"""`metaledger play ...`: sign in with a dev key wallet and play a bot match through the API."""
+"""`metaledger play ...`: sign in with a dev key wallet and play a bot match through the API:
+one wallet signature (the seat authorization of a fresh session key), every move signed by the
+session key, every receipt checked, the end acknowledged."""
 
 from __future__ import annotations
 
@@ -41,6 +43,11 @@ def play(
         typer.echo(
             f"match {match['id']} ({game} vs the {bot} bot) started; ownership pinned at block {match['ownership_block']}"
         )
+        session = player.sessions[match["id"]]
+        typer.echo(
+            f"session key {session.address} authorized by the wallet for seat {session.seat} "
+            f"until {session.expiry}"
+        )
 
         def show(choice: dict[str, Any], out: dict[str, Any]) -> None:
             if verbose:
@@ -59,6 +66,11 @@ def play(
         )
         typer.echo(
             f"match over after {final['version']} actions ({sent} yours): {outcome} ({final['end_reason']})"
+        )
+        typer.echo(
+            f"{sent} moves signed by the session key; {session.receipts} receipts checked "
+            f"(signed by {player.operator}); end acknowledged ({final['entries']} entries, "
+            f"final entry hash {final['head_hash']})"
         )
         result = player.call("GET", f"/matches/{match['id']}/result")
         struct = eip712.MatchResult.from_message(result["typed_data"]["message"])
