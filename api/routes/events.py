@@ -20,12 +20,11 @@ from fastapi.security import HTTPAuthorizationCredentials
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from api import schemas
 from api.deps import Ctx, bearer, run
+from api.routes.matches import viewer_entries
 from ledger.auth import service as auth
 from ledger.db.models import MatchStatus
 from ledger.errors import InvalidInput, MetaLedgerError, ServiceUnavailable, Unauthorized
-from ledger.matches import service as matches
 from ledger.protocol.untrusted import INT64_MAX
 from ledger.runtime.context import Context
 
@@ -50,12 +49,8 @@ def _reader(ctx: Context, match_id: str, token: str) -> Any:
     def read(since: int) -> _Page:
         def work(db: Session) -> _Page:
             caller = auth.authenticate(db, token, ctx)
-            rows = matches.actions_of(db, match_id, caller, since=since, limit=PAGE)
-            match, _seats = matches.get_match(db, match_id, ctx)
-            entries = [
-                (row.index, schemas.AppliedOut.model_validate(row).model_dump_json())
-                for row in rows
-            ]
+            shown, match = viewer_entries(db, match_id, caller, since, PAGE, ctx)
+            entries = [(entry.index, entry.model_dump_json()) for entry in shown]
             state = {
                 "status": match.status,
                 "version": match.version,

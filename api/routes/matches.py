@@ -14,13 +14,14 @@ from api import present, ratelimit, schemas
 from api.deps import Caller, Ctx, Token, run
 from api.metrics import ACTIONS, RESULTS
 from ledger.auth import service as auth
-from ledger.db.models import MatchStatus
+from ledger.db.models import Match, MatchStatus
 from ledger.errors import NotFound
 from ledger.matches import service as matches
 from ledger.matches import signing
 from ledger.protocol import eip712
 from ledger.protocol.untrusted import INT64_MAX
 from ledger.results import service as results
+from ledger.runtime.context import Context
 
 router = APIRouter(prefix="/matches", tags=["matches"])
 MatchId = Annotated[
@@ -218,13 +219,21 @@ def actions(
     is over; then anyone, with the real actions)."""
 
     def work(db: Session) -> list[schemas.AppliedOut]:
-        match, seats = matches.get_match(db, match_id)
-        rows = matches.actions_of(db, match_id, caller, since=since, limit=limit)
-        reader = next((s.seat for s in seats if s.address == caller and not s.is_bot), None)
-        over = match.status == MatchStatus.FINISHED
-        return [present.logged(row, reader, over) for row in rows]
+        return viewer_entries(db, match_id, caller, since, limit)[0]
 
     return run(ctx, work, write=False)
+
+
+def viewer_entries(
+    db: Session, match_id: str, caller: str, since: int, limit: int, ctx: Context | None = None
+) -> tuple[list[schemas.AppliedOut], Match]:
+    """The match's entries from `since` as `caller` may read them, and the match: what
+    `GET /actions` answers and what a live-update stream sends."""
+    match, seats = matches.get_match(db, match_id, ctx)
+    rows = matches.actions_of(db, match_id, caller, since=since, limit=limit)
+    reader = next((s.seat for s in seats if s.address == caller and not s.is_bot), None)
+    over = match.status == MatchStatus.FINISHED
+    return [present.logged(row, reader, over) for row in rows], match
 
 
 @router.post("/{match_id}/resign", response_model=schemas.MatchOut)

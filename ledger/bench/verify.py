@@ -100,14 +100,14 @@ def _make_bundles(folder: Path, count: int, wallets: int, batch_size: int) -> di
                 card_token=addresses.card_token,
                 deployment_block=addresses.deployment_block,
             )
-            actions += len(bundle["transcript"]["actions"])
+            actions += len(bundle["transcript"]["entries"])
             (folder / f"bundle-{n:05d}.json").write_text(json.dumps(bundle, sort_keys=True))
     engine.dispose()
     return {
         "stack": stack,
         "make_seconds": round(time.perf_counter() - t0, 1),
         "play_seconds": round(played, 1),
-        "mean_actions_per_bundle": round(actions / max(1, count), 1),
+        "mean_entries_per_bundle": round(actions / max(1, count), 1),
     }
 
 

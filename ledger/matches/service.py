@@ -96,7 +96,8 @@ def get_match(
     seats = ctx.seats.get(match_id)
     if seats is None:
         seats = repo.seats(db, match_id)
-        ctx.seats.put(match_id, seats)
+        # copies bound to no session (a rollback of this one would expire the rows); read only
+        ctx.seats.put(match_id, [MatchSeat.model_validate(s.model_dump()) for s in seats])
     return match, seats
 
 

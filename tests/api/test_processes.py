@@ -23,7 +23,7 @@ from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.ports import free_port
 from ledger.settings import child_environment
 from tests.api.conftest import PLAYER_KEYS, own_starter_deck
-from tests.api.helpers import Player, commit_and_reveal, sign_in
+from tests.api.helpers import Player, commit_and_reveal, send_move, sign_in, signed_move
 
 pytestmark = pytest.mark.chain
 
@@ -95,7 +95,8 @@ def _players(apis: tuple[ApiProcess, ApiProcess], anvil: AnvilNode, deployment: 
 
 
 def _on(player: Player, client: httpx.Client) -> Player:
-    return Player(client, player.key, player.token, player.secrets)
+    """The same player (token, session keys) talking to another process."""
+    return Player(client, player.key, player.token, player.secrets, player.sessions)
 
 
 def _new_match(players: list[Player], decks: list[dict[str, Any]]) -> dict[str, Any]:
@@ -115,6 +116,7 @@ def test_a_match_whose_moves_alternate_between_two_processes(
     clients, players, decks = _players(two_apis, evm_snapshot, deployment)
     match = _new_match(players, decks)
     match_id, version, turn = match["id"], match["version"], match["current_player"]
+    head = match["head_hash"]
     assert match["status"] == "active"
     moves = 0
     while moves < 60 and match["status"] == "active":
@@ -122,19 +124,14 @@ def test_a_match_whose_moves_alternate_between_two_processes(
         client = clients[moves % 2]
         me = _on(players[turn], client)
         legal = me.get(f"/matches/{match_id}/legal-actions").json()
-        r = me.post(
-            f"/matches/{match_id}/actions", {"action": legal[0]["action"], "version": version}
-        )
-        assert r.status_code == 200, (moves, r.text)
-        out = r.json()
+        out = send_move(me, match_id, legal[0]["action"], version, head)
         assert out["version"] == version + 1
         version, turn, moves = out["version"], out["current_player"], moves + 1
-        match["status"] = out["status"]
+        head, match["status"] = out["head_hash"], out["status"]
         # the stale version is refused by the other process too (optimistic concurrency)
-        stale = _on(players[0], clients[(moves + 1) % 2]).post(
-            f"/matches/{match_id}/actions", {"action": legal[0]["action"], "version": version - 1}
-        )
-        assert stale.status_code == 409
+        late = _on(players[0], clients[(moves + 1) % 2])
+        body = signed_move(late, match_id, legal[0]["action"], version - 1, head)
+        assert late.post(f"/matches/{match_id}/actions", body).status_code == 409
     logs = [_on(players[0], c).get(f"/matches/{match_id}/actions", params={"limit": 1000}).json()
             for c in clients]  # fmt: skip
     assert logs[0] == logs[1] and [a["index"] for a in logs[0]] == list(range(moves))
@@ -195,6 +192,7 @@ def test_a_move_on_one_process_reaches_a_stream_on_the_other(
     clients, players, decks = _players(two_apis, evm_snapshot, deployment)
     match = _new_match(players, decks)
     match_id, version, turn = match["id"], match["version"], match["current_player"]
+    head = match["head_hash"]
     _a, b = two_apis
     stream = _Stream(
         f"{b.url}/matches/{match_id}/events", {**players[1].headers, "Host": "testserver"}
@@ -202,10 +200,7 @@ def test_a_move_on_one_process_reaches_a_stream_on_the_other(
     stream.wait_for(lambda: stream.status == 200 and stream.comments)
     mover = _on(players[turn], clients[0])
     legal = mover.get(f"/matches/{match_id}/legal-actions").json()
-    r = mover.post(
-        f"/matches/{match_id}/actions", {"action": legal[0]["action"], "version": version}
-    )
-    assert r.status_code == 200, r.text
+    out = send_move(mover, match_id, legal[0]["action"], version, head)
     stream.wait_for(lambda: len(stream.events) >= 1, timeout=10)
     first = stream.events[0]
     assert first["event"] == "action" and first["id"] == str(version)
@@ -219,10 +214,8 @@ def test_a_move_on_one_process_reaches_a_stream_on_the_other(
     stream.close()
 
     # resume: Last-Event-ID of the entry seen -> only what came after it; ?token= works too
-    r = mover.post(
-        f"/matches/{match_id}/actions",
-        {"action": r.json()["legal_actions"][0]["action"], "version": version + 1},
-    ) if r.json()["your_turn"] else None  # fmt: skip
+    if out["your_turn"]:
+        send_move(mover, match_id, out["legal_actions"][0]["action"], version + 1, out["head_hash"])
     expected = len(_on(players[1], clients[1]).get(f"/matches/{match_id}/actions").json())
     resumed = _Stream(
         f"{b.url}/matches/{match_id}/events",
