@@ -15,7 +15,6 @@ import asyncio
 import logging
 import queue
 import threading
-import time
 from contextlib import suppress
 
 log = logging.getLogger(__name__)
@@ -128,6 +127,7 @@ class MatchEvents:
         import redis
 
         client: redis.Redis = self._client()  # type: ignore[assignment]
+        pause, down = 0.5, False
         while not self._stopping.is_set():
             match_id = self._outbox.get()
             if match_id is None:
@@ -135,9 +135,25 @@ class MatchEvents:
             try:
                 client.publish(CHANNEL_PREFIX + match_id, b"1")
                 self.published += 1
+                pause, down = 0.5, False
             except redis.RedisError as exc:  # the streams re-read on their next tick
-                log.warning("could not publish live update of %s: %s", match_id, exc)
-                time.sleep(0.5)
+                if not down:
+                    log.warning("live updates: cannot publish to the broker (%s)", exc)
+                down = True
+                self._drop_queued()  # news is only a wake-up: what waited is stale anyway
+                self._stopping.wait(pause)
+                pause = min(pause * 2, 10.0)
+
+    def _drop_queued(self) -> None:
+        """Forget the news waiting to be published (keeping a stop request)."""
+        while True:
+            try:
+                item = self._outbox.get_nowait()
+            except queue.Empty:
+                return
+            if item is None:
+                self._outbox.put(None)
+                return
 
     def _listen_loop(self) -> None:
         import redis
@@ -159,6 +175,7 @@ class MatchEvents:
                     self.received += 1
                     self.wake_local(str(channel).removeprefix(CHANNEL_PREFIX))
             except redis.RedisError as exc:
-                log.warning("live updates: broker listener lost (%s); reconnecting", exc)
+                if pause == 0.5:
+                    log.warning("live updates: broker listener lost (%s); reconnecting", exc)
                 self._stopping.wait(pause)
                 pause = min(pause * 2, 10.0)
