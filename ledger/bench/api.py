@@ -249,6 +249,13 @@ class _Profiler:
             spy.wait(120)
 
 
+def _close(pairs: list[tuple[Seat, Seat]]) -> None:
+    """Close the players' HTTP clients."""
+    for pair in pairs:
+        for seat in pair:
+            seat.player.http.close()
+
+
 def _moves(url: str, pairs: list[tuple[Seat, Seat]], seconds: float) -> Tally:
     return closed_loop(len(pairs), seconds, human_loop(url, pairs, GAME))
 
@@ -329,6 +336,7 @@ def run(
         out["api_rss_mb"] = rss[-1]
         out["api_rss_max_mb"] = max(rss)
         out["api_rss_growth_pct"] = round((rss[-1] / rss_start - 1) * 100, 1) if rss_start else None
+        _close(pairs)
         api.stop()
 
         if processes > 1:
@@ -338,12 +346,14 @@ def run(
             out[f"signed_actions_per_s_{processes}_processes"] = _moves(
                 api.url, pairs, move_seconds
             ).per_s
+            _close(pairs)
             api.stop()
         if postgres:
             api = stack.api(stack.database("postgres"), api_access_log="false")
             pairs = _seats(api.url, match_keys)
             _moves(api.url, pairs, min(3.0, move_seconds))
             out["signed_actions_per_s_postgres"] = _moves(api.url, pairs, move_seconds).per_s
+            _close(pairs)
             api.stop()
         out["params"] = {
             "seconds": seconds,
