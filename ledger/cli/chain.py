@@ -121,3 +121,42 @@ def status(data_dir: DataDir = None) -> None:
     typer.echo(f"chain id {chain_id}, block {block} at {settings.rpc_url}")
     path = settings.resolved_deployment_file
     typer.echo(path.read_text() if path.exists() else f"no deployment file at {path}")
+
+
+@app.command("set-uri")
+def set_uri(
+    base_url: str = typer.Option(
+        None,
+        help="the API's public URL (default: METALEDGER_PUBLIC_BASE_URL, or the running stack's API)",
+    ),
+    data_dir: DataDir = None,
+) -> None:
+    """Point CardToken's metadata URI (`uri()`) at <base-url>/cards/{id}.json (publisher key)."""
+    from web3 import Web3
+
+    from ledger.chain.deployment import Deployment
+    from ledger.devstack.deploy import ensure_token_uri
+    from ledger.devstack.stackinfo import find_stack
+    from ledger.protocol.tokenids import metadata_uri_template
+
+    use_data_dir(data_dir)
+    settings = get_settings()
+    base_url = base_url or settings.public_base_url
+    rpc_url = settings.rpc_url
+    try:
+        stack = find_stack(settings)
+    except ConfigurationError:
+        stack = None
+    if stack is not None:
+        base_url = base_url or stack.api_url
+        if "rpc_url" not in settings.model_fields_set:
+            rpc_url = stack.rpc_url
+    if base_url is None:
+        raise ConfigurationError(
+            "no running stack here: give --base-url or set METALEDGER_PUBLIC_BASE_URL"
+        )
+    deployment = Deployment.load(settings.resolved_deployment_file)
+    uri = metadata_uri_template(base_url)
+    w3 = Web3(Web3.HTTPProvider(rpc_url, request_kwargs={"timeout": 30}))
+    sent = ensure_token_uri(w3, deployment, settings.publisher_key.get_secret_value(), uri)
+    typer.echo(f"card metadata URI {'set to' if sent else 'is already'} {uri}")
