@@ -125,7 +125,7 @@ def status(data_dir: DataDir = None) -> None:
 
 @app.command("set-uri")
 def set_uri(
-    base_url: str = typer.Option(
+    base_url: str | None = typer.Option(
         None,
         help="the API's public URL (default: METALEDGER_PUBLIC_BASE_URL, or the running stack's API)",
     ),
