@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Response
+from fastapi.responses import JSONResponse
 
 from api import ratelimit
 from api import trading_schemas as schemas
@@ -58,14 +59,15 @@ def book(
         Query(description="price_*: offers asking wei only, by askedWei"),
     ] = "newest",
     cursor: Annotated[str | None, Query(max_length=200)] = None,
-    limit: Annotated[int, Query(ge=1, le=trading.MAX_PAGE)] = 50,
+    limit: Annotated[int, Query(ge=1, le=trading.MAX_PAGE)] = 20,
 ) -> Any:
     """The book, filtered and paginated (newest first unless sorted by price)."""
     f = trading.offer_filter(
         status=status, game=game, card=card, side=side, maker=maker, taker=taker
     )
     page = run(ctx, lambda db: trading.list_offers(db, ctx, f, sort, cursor, limit), write=False)
-    return {"offers": page.items, "next_cursor": page.next_cursor}
+    # sent as built (the hot list): the service's views already have the answer's shape
+    return JSONResponse({"offers": trading.plain(page.items), "next_cursor": page.next_cursor})
 
 
 @router.get("/offers/{offer_hash}", response_model=schemas.OfferOut)
@@ -104,7 +106,7 @@ def trades(
     address: WalletAddress,
     ctx: Ctx,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
-    limit: Annotated[int, Query(ge=1, le=trading.MAX_PAGE)] = 50,
+    limit: Annotated[int, Query(ge=1, le=trading.MAX_PAGE)] = 20,
 ) -> Any:
     """A wallet's fills as maker or taker, newest first, with block, transaction and both legs."""
     page = run(ctx, lambda db: trading.trades(db, ctx, address, cursor, limit), write=False)

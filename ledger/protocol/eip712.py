@@ -322,11 +322,27 @@ class Struct(Protocol):
 
 def typed_data(struct: Struct, chain_id: int, contract: str) -> dict[str, Any]:
     """The full EIP-712 typed data of a struct for its contract (eth_signTypedData_v4, bundles)."""
+    return typed_data_of(
+        struct.PRIMARY_TYPE,
+        struct.FIELDS,
+        domain(struct.DOMAIN_NAME, chain_id, contract),
+        struct.as_message(),
+    )
+
+
+def typed_data_of(
+    primary_type: str,
+    struct_fields: list[dict[str, str]],
+    domain_dict: dict[str, Any],
+    message: dict[str, Any],
+) -> dict[str, Any]:
+    """Typed data from its parts (an already built domain and message, e.g. many offers of one
+    exchange shown at once)."""
     return {
-        "types": {"EIP712Domain": _DOMAIN_FIELDS, struct.PRIMARY_TYPE: struct.FIELDS},
-        "primaryType": struct.PRIMARY_TYPE,
-        "domain": domain(struct.DOMAIN_NAME, chain_id, contract),
-        "message": struct.as_message(),
+        "types": {"EIP712Domain": _DOMAIN_FIELDS, primary_type: struct_fields},
+        "primaryType": primary_type,
+        "domain": domain_dict,
+        "message": message,
     }
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 from typing import Any
 
@@ -303,10 +303,29 @@ def _fill_view(fill: OfferFill, designs: dict[str, CardDesign], base: str) -> Fi
     )
 
 
+def _domain(cache: dict[tuple[int, str], dict[str, Any]], row: BookOffer) -> dict[str, Any]:
+    key = (row.chain_id, row.exchange)
+    if key not in cache:
+        cache[key] = eip712.domain(eip712.OFFER_DOMAIN_NAME, row.chain_id, row.exchange)
+    return cache[key]
+
+
+def plain(value: Any) -> Any:
+    """Views as JSON-able dicts and lists (datetimes in ISO 8601), for answers sent as they are."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
 def present(db: Session, ctx: Context, rows: Sequence[BookOffer]) -> list[OfferView]:
     """The API's view of stored offers (card names and links joined in one query)."""
     base = ctx.settings.resolved_public_base_url
     designs = repo.designs_by_token(db, [str(t) for r in rows for t, _ in (*r.given, *r.asked)])
+    domains: dict[tuple[int, str], dict[str, Any]] = {}
     views = []
     for row in rows:
         fill = repo.fill_of(db, row.offer_hash) if row.status == "filled" else None
@@ -326,7 +345,9 @@ def present(db: Session, ctx: Context, rows: Sequence[BookOffer]) -> list[OfferV
                 maker_is_contract=row.maker_is_contract,
                 created_at=row.created_at,
                 updated_at=row.updated_at,
-                typed_data=eip712.offer_typed_data(row.signed_offer(), row.chain_id, row.exchange),
+                typed_data=eip712.typed_data_of(
+                    "Offer", eip712.OFFER_FIELDS, _domain(domains, row), row.message()
+                ),
                 fill=None if fill is None else _fill_view(fill, designs, base),
             )
         )
@@ -511,7 +532,7 @@ def list_offers(
     f: OfferFilter,
     sort: str = "newest",
     cursor: str | None = None,
-    limit: int = 50,
+    limit: int = 20,
 ) -> Page:
     """One page of the book; `cursor` is the `next_cursor` of the page before."""
     if sort not in SORTS:
@@ -650,7 +671,7 @@ def withdraw_offer(ctx: Context, offer_hash: str, signature: str) -> OfferView:
 
 
 def trades(
-    db: Session, ctx: Context, address: str, cursor: str | None = None, limit: int = 50
+    db: Session, ctx: Context, address: str, cursor: str | None = None, limit: int = 20
 ) -> Page:
     """A wallet's fills as maker or taker, newest first, with block, transaction and both legs."""
     owner = parse_address(address, "address")

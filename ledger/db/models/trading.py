@@ -72,6 +72,21 @@ class BookOffer(SQLModel, table=True):
             nonce=int(self.nonce),
         )
 
+    def message(self) -> dict[str, Any]:
+        """The signed EIP-712 message, as `Offer.as_message()` gives it, from the stored
+        (canonical) values without re-deriving checksums."""
+        return {
+            "maker": self.maker,
+            "taker": self.taker,
+            "givenIds": [str(int(t, 16)) for t, _ in self.given],
+            "givenAmounts": [str(n) for _, n in self.given],
+            "askedIds": [str(int(t, 16)) for t, _ in self.asked],
+            "askedAmounts": [str(n) for _, n in self.asked],
+            "askedWei": str(int(self.asked_wei)),
+            "expiry": int(self.expiry),
+            "nonce": str(int(self.nonce)),
+        }
+
     def set_status(self, status: str, reason: str | None) -> bool:
         """Give the offer a status and its reason; whether that changed anything."""
         if (self.status, self.status_reason) == (status, reason):

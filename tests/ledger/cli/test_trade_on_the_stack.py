@@ -72,16 +72,28 @@ def test_two_demo_wallets_trade_through_the_cli(stack: RunningStack, tmp_path: P
     wallet1 = {**stack.env, "METALEDGER_WALLET_KEY": DEMO_KEYS[0]}
     keystore = tmp_path / "wallet2.json"
     keystore.write_text(json.dumps(Account.encrypt(DEMO_KEYS[1], "demo", iterations=2)))
-    wallet2 = {**stack.env, "METALEDGER_WALLET_KEYSTORE": str(keystore), "METALEDGER_WALLET_PASSWORD": "demo"}
+    wallet2 = {
+        **stack.env,
+        "METALEDGER_WALLET_KEYSTORE": str(keystore),
+        "METALEDGER_WALLET_PASSWORD": "demo",
+    }
 
     def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "ledger.cli", "trade", *args, *where],
-            cwd=stack.elsewhere, env=env, capture_output=True, text=True, timeout=120,
+            cwd=stack.elsewhere,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
 
     refused = cli(wallet1, "offer", "--give", f"metax:{give}", "--ask", f"metax:{ask}")
-    assert refused.returncode == 2 and refused.stderr.startswith("error: ") and "--approve" in refused.stderr
+    assert (
+        refused.returncode == 2
+        and refused.stderr.startswith("error: ")
+        and "--approve" in refused.stderr
+    )
     assert refused.stderr.count("\n") == 1
     made = cli(wallet1, "offer", "--give", f"metax:{give}", "--ask", f"metax:{ask}", "--approve")
     assert made.returncode == 0, made.stdout + made.stderr
@@ -101,7 +113,9 @@ def test_two_demo_wallets_trade_through_the_cli(stack: RunningStack, tmp_path: P
     assert history.returncode == 0 and "as taker" in history.stdout, history.stdout + history.stderr
     assert "as maker" in cli(stack.env, "history", WALLET1).stdout
     api = str(stack.info()["api_url"])
-    collection = httpx.get(f"{api}/wallets/{WALLET2}/cards?game=metax&source=chain", timeout=30).json()
+    collection = httpx.get(
+        f"{api}/wallets/{WALLET2}/cards?game=metax&source=chain", timeout=30
+    ).json()
     assert any(c["card_id"] == give for c in collection["cards"])
 
 
@@ -113,7 +127,9 @@ def test_a_wallet_reading_uri_finds_a_name_and_a_picture(stack: RunningStack) ->
     info = stack.info()
     deployment = json.loads((stack.data / "deployment.json").read_text())
     w3 = Web3(Web3.HTTPProvider(str(info["rpc_url"])))
-    token = w3.eth.contract(address=deployment["addresses"]["CardToken"], abi=load_artifact("CardToken").abi)  # type: ignore[call-overload]
+    token = w3.eth.contract(
+        address=deployment["addresses"]["CardToken"], abi=load_artifact("CardToken").abi
+    )  # type: ignore[call-overload]
     value = token_id("metax", "JL-001")
     url = token.functions.uri(value).call().replace("{id}", format(value, "064x"))
     assert url.startswith(str(info["api_url"]) + "/cards/")  # the API this stack really runs
