@@ -64,6 +64,9 @@ def test_card_for_card_through_the_book(
     assert created["given"][0]["name"] == "Darkseid" and created["given"][0]["game"] == "metax"
     assert created["given"][0]["metadata_url"].endswith(f"/cards/{CARD_A:064x}.json")
     assert created["asked_wei"] == "0" and created["nonce"] == "1"
+    assert created["typed_data"] == eip712.offer_typed_data(
+        offer, deployment.chain_id, deployment.card_exchange
+    )
     # the same offer again: 200 with the stored one, nothing doubled
     assert post_offer(client, body(offer, deployment), status=200)["offer_hash"] == expected_hash
     page = client.get("/offers").json()
