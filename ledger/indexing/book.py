@@ -35,6 +35,7 @@ from ledger.db import unit_of_work
 from ledger.db.models.trading import BookOffer, OfferFill, uint256_key
 from ledger.indexing import book_repository as book
 from ledger.indexing import repository as cursors
+from ledger.indexing.service import window_start
 
 log = logging.getLogger(__name__)
 
@@ -106,11 +107,7 @@ class BookIndexer:
         head, chain_id = self.rpc.block_number(), self.chain_id
         with unit_of_work(self.engine, write=False) as db:
             indexed = cursors.cursor_block(db, self.reads.exchange)
-        start = (
-            self.deployment_block
-            if indexed is None
-            else max(self.deployment_block, min(indexed, head) - self.reorg_depth + 1)
-        )
+        start = window_start(indexed, head, self.deployment_block, self.reorg_depth)
         report = BookReport(from_block=start, to_block=head)
         events = (
             exchange_events(self.rpc, self.reads.exchange, self.reads.token, start, head)

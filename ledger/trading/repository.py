@@ -62,17 +62,34 @@ def set_status(db: Session, offer: BookOffer, status: str, reason: str | None) -
     db.flush()
 
 
-def _card_condition(f: OfferFilter) -> ColumnElement[bool] | None:
-    conditions = []
+#: above this many cards of a game in the book, the game filter walks the offers in order and
+#: probes each one's cards (EXISTS); below it, it collects the few matching offers first (IN)
+_COMMON_GAME = 500
+
+
+def _card_condition(db: Session, f: OfferFilter) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = []
     if f.card is not None:
-        conditions.append(col(OfferItem.token_id) == f.card)
+        card = [col(OfferItem.token_id) == f.card]
         if f.side is not None:
-            conditions.append(col(OfferItem.side) == f.side)
+            card.append(col(OfferItem.side) == f.side)
+        conditions.append(col(BookOffer.id).in_(select(col(OfferItem.offer_id)).where(*card)))
     if f.game is not None:
-        conditions.append(col(OfferItem.game) == f.game)
-    if not conditions:
-        return None
-    return col(BookOffer.id).in_(select(col(OfferItem.offer_id)).where(and_(*conditions)))
+        in_game = col(OfferItem.game) == f.game
+        items = db.exec(
+            select(func.count()).select_from(
+                select(col(OfferItem.offer_id)).where(in_game).limit(_COMMON_GAME + 1).subquery()
+            )
+        ).one()
+        if items > _COMMON_GAME:
+            conditions.append(
+                select(col(OfferItem.offer_id))
+                .where(col(OfferItem.offer_id) == col(BookOffer.id), in_game)
+                .exists()
+            )
+        else:
+            conditions.append(col(BookOffer.id).in_(select(col(OfferItem.offer_id)).where(in_game)))
+    return conditions
 
 
 def list_offers(
@@ -90,9 +107,8 @@ def list_offers(
         query = query.where(col(BookOffer.maker) == f.maker)
     if f.taker is not None:
         query = query.where(col(BookOffer.taker) == f.taker)
-    cards = _card_condition(f)
-    if cards is not None:
-        query = query.where(cards)
+    for condition in _card_condition(db, f):
+        query = query.where(condition)
     offer_id, wei = col(BookOffer.id), col(BookOffer.asked_wei)
     order: tuple[Any, ...]
     if sort in ("price_asc", "price_desc"):

@@ -136,6 +136,30 @@ class RunningStack:
         return matches[0]
 
 
+def launch_stack(tmp: Path, env: dict[str, str], taken_port: int = 0) -> RunningStack:
+    """`metaledger run --data-dir <tmp>/data` as a subprocess in its own process group, once it
+    says it is running."""
+    data, log, elsewhere = tmp / "data", tmp / "run.log", tmp / "elsewhere"
+    elsewhere.mkdir()
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ledger.cli", "run", "--data-dir", str(data)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group, as a shell job has
+        )
+    running = RunningStack(process, data, log, elsewhere, env, taken_port)
+    try:
+        wait_for(lambda: "Press Ctrl-C to stop." in log.read_text(), 150, "the stack", log)
+    except AssertionError:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    return running
+
+
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     tmp = tmp_path_factory.mktemp("run")
@@ -150,22 +174,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
         METALEDGER_BATCH_MAX_SECONDS="1",
         METALEDGER_WORKER_HEARTBEAT_SECONDS="1",
     )
-    data = tmp / "data"
-    log = tmp / "run.log"
-    elsewhere = tmp / "elsewhere"
-    elsewhere.mkdir()
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ledger.cli", "run", "--data-dir", str(data)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group, as a shell job has
-        )
-    running = RunningStack(process, data, log, elsewhere, env, taken)
+    running = launch_stack(tmp, env, taken)
+    process = running.process
     try:
-        wait_for(lambda: "Press Ctrl-C to stop." in log.read_text(), 150, "the stack", log)
         yield running
     finally:
         if process.poll() is None:

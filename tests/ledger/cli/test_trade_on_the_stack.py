@@ -22,7 +22,7 @@ from engine import get_game
 from ledger.devstack.demo import DEMO_KEYS
 from ledger.devstack.ports import free_port
 from ledger.protocol.tokenids import token_id
-from tests.ledger.cli.test_run_command import RunningStack, wait_for
+from tests.ledger.cli.test_run_command import RunningStack, launch_stack, wait_for
 
 pytestmark = pytest.mark.chain
 
@@ -38,20 +38,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
         METALEDGER_REDIS_PORT=str(free_port()),
         METALEDGER_API_PORT=str(free_port()),
     )
-    data, log, elsewhere = tmp / "data", tmp / "run.log", tmp / "elsewhere"
-    elsewhere.mkdir()
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ledger.cli", "run", "--data-dir", str(data)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    running = RunningStack(process, data, log, elsewhere, env, 0)
+    running = launch_stack(tmp, env)
+    process = running.process
     try:
-        wait_for(lambda: "Press Ctrl-C to stop." in log.read_text(), 150, "the stack", log)
         yield running
     finally:
         if process.poll() is None:
