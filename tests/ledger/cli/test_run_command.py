@@ -26,6 +26,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ledger.client.wallet import DEV_KEY_WARNING
 from ledger.devstack.demo import DEMO_KEYS
 from ledger.devstack.ports import free_port, is_free
 from ledger.devstack.stack import server_command
@@ -206,7 +207,9 @@ def test_the_api_moved_off_a_taken_port_and_play_finds_it(stack: RunningStack) -
     assert wrong.stderr.strip().endswith(
         "answered HTTP 200 (text/html): that is not a MetaLedger API"
     )
-    assert "<html" not in wrong.stdout + wrong.stderr and wrong.stderr.count("\n") == 1
+    # one error line, after the warning that a dev key given as an argument earns
+    assert "<html" not in wrong.stdout + wrong.stderr
+    assert wrong.stderr.splitlines()[0] == DEV_KEY_WARNING and wrong.stderr.count("\n") == 2
     played = stack.cli(
         "play", "--data-dir", str(stack.data), "--key", DEMO_KEYS[0], "--game", "metax"
     )
