@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -30,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from ledger.bench.waiting import wait_for_health
+from ledger.bench.waiting import start_api
 
 GAME = "metax"
 ACTION_CLIENTS = 4
@@ -71,9 +70,8 @@ class _Stack:
         from ledger.db.migrations import upgrade
         from ledger.devstack.anvil import start_anvil
         from ledger.devstack.deploy import deploy_from_settings, seed_demo
-        from ledger.devstack.ports import free_port
         from ledger.protocol.tokenids import token_id
-        from ledger.settings import ANVIL_DEV_KEYS, child_environment
+        from ledger.settings import ANVIL_DEV_KEYS
 
         self.anvil = start_anvil(log_file=self.tmp / "anvil.log")
         deployment = deploy_from_settings(self.anvil.w3, self.anvil.rpc_url)
@@ -90,40 +88,15 @@ class _Stack:
         self.deck = deck
         db_url = f"sqlite:///{self.tmp / 'bench.db'}"
         upgrade(db_url)
-        port = free_port()
-        self.url = f"http://127.0.0.1:{port}"
-        env = child_environment(
+        self.api, self.url = start_api(
+            self.tmp,
             rpc_url=self.anvil.rpc_url,
             database_url=db_url,
             deployment_file=str(self.tmp / "deployment.json"),
             data_dir=str(self.tmp),
-            api_port=str(port),
-            siwe_domain=f"127.0.0.1:{port}",
             # every bench wallet signs in from this one address
             sign_in_rate_limit=str(1_000_000),
         )
-        with (self.tmp / "api.log").open("ab") as log:
-            self.api = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "uvicorn",
-                    "api.app:app",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(port),
-                    "--log-level",
-                    "warning",
-                    "--no-access-log",
-                ],
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-            )
-        # answering is enough: no broker or worker runs here, so /healthz says 503
-        wait_for_health(self.api, self.url, self.tmp / "api.log", statuses=(200, 503))
 
     def stop(self) -> None:
         if self.api is not None and self.api.poll() is None:

@@ -95,3 +95,16 @@ def bench_scale(
         bench.run(results=results, api_processes=api_processes, workers=workers, players=players),
         as_json,
     )
+
+
+@app.command("trade")
+def bench_trade(
+    offers: int = typer.Option(10_000, help="signed offers posted before the list is timed"),
+    requests: int = typer.Option(2_000, help="GET /offers requests timed, one at a time"),
+    clients: int = typer.Option(8, help="concurrent clients posting offers"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """The offer book on a real Anvil: offers created per second, GET /offers p99 latency."""
+    from ledger.bench import trade as bench
+
+    _emit(bench.run(offers=offers, requests=requests, clients=clients), as_json)
