@@ -386,8 +386,10 @@ class _Verifier:
             if outcome.winner is None
             else f"seat {outcome.winner} ({to_checksum_address(winner)}) wins"
         )
-        if outcome.end_reason != "rules":
+        if outcome.end_reason in ("resign", "timeout"):
             who += f" by the other seat's {outcome.end_reason}"
+        elif outcome.end_reason != "rules":
+            who += f" ({outcome.end_reason})"
         return f"{outcome.actions} actions replayed: {who}, final state hash matches"
 
 

@@ -25,8 +25,18 @@ class Bot(Protocol):
         ...
 
 
+def considered_actions(state: GameState) -> list[Action]:
+    """The legal actions a bot chooses among: the game's `bot_preferences` drop stalling moves."""
+    actions = state.legal_actions()
+    prefer = get_game(state.game).bot_preferences
+    if prefer is None or len(actions) == 1:
+        return actions
+    return prefer(state, actions) or actions
+
+
 class RandomBot:
-    """Uniform over `legal_actions()`, using the engine's PRNG with its own seed."""
+    """Uniform over the legal actions the game's bot preferences keep, using the engine's PRNG
+    with its own seed."""
 
     __slots__ = ("prng",)
 
@@ -34,8 +44,8 @@ class RandomBot:
         self.prng = Prng(seed)
 
     def choose(self, state: GameState) -> Action:
-        """Pick uniformly among the legal actions."""
-        actions = state.legal_actions()
+        """Pick uniformly among the actions the game's bot preferences keep."""
+        actions = considered_actions(state)
         return actions[self.prng.below(len(actions))] if len(actions) > 1 else actions[0]
 
 
@@ -56,7 +66,7 @@ class GreedyBot:
 
     def choose(self, state: GameState) -> Action:
         """Pick the action whose resulting state the heuristic likes best."""
-        actions = state.legal_actions()
+        actions = considered_actions(state)
         if len(actions) == 1:
             return actions[0]
         me = state.current_player

@@ -1,19 +1,36 @@
 """MetaMasters TCG on the shared engine: registers the `metamasters` Game."""
 
-from engine.core.game import Game, register
+from engine.core.game import Game, Ruleset, register
 from engine.metamasters.cards import CATALOGUE
 from engine.metamasters.encoding import MetaMastersState
-from engine.metamasters.heuristic import heuristic
+from engine.metamasters.heuristic import bot_preferences, heuristic
 from engine.metamasters.position import from_position, scenario_view
 from engine.metamasters.setup import (
     DEFAULT_OPTIONS,
     STARTER_DECKS,
+    STARTER_DECKS_REV1,
     check_deck,
     new_match,
     required_tokens,
 )
 
-RULESET_VERSION = "metamasters-1.0"
+#: every ruleset the engine plays, oldest first (docs/rules-notes.md says what changed)
+RULESETS = (
+    # engine 1.1.0: responses only after an effect resolved and never chained, a once-per-turn
+    # limit on position changes, equal EGO trashed both Actors
+    Ruleset(
+        "metamasters-1.0",
+        1,
+        CATALOGUE.hash,
+        STARTER_DECKS_REV1,
+        DEFAULT_OPTIONS,
+        engine_versions=("1.1.0",),
+    ),
+    # the response chain, position changes and Main 2 as written, ties change nothing;
+    # balanced starter decks
+    Ruleset("metamasters-1.0-2", 2, CATALOGUE.hash, STARTER_DECKS, DEFAULT_OPTIONS),
+)
+RULESET_VERSION = RULESETS[-1].version
 
 _TOKENS = {"type": "integer", "minimum": 1, "maximum": 100}
 OPTION_SCHEMA = {
@@ -35,20 +52,18 @@ GAME = register(
     Game(
         name="metamasters",
         title="MetaMasters TCG",
-        ruleset_version=RULESET_VERSION,
-        catalogue_hash=CATALOGUE.hash,
+        rulesets=RULESETS,
         cards=CATALOGUE.cards,
         check_deck=check_deck,
         required_tokens=required_tokens,
-        new_match=new_match,
+        start=new_match,
         state_class=MetaMastersState,
         from_position=from_position,
         scenario_view=scenario_view,
         heuristic=heuristic,
-        starter_decks=STARTER_DECKS,
-        default_options=DEFAULT_OPTIONS,
         option_schema=OPTION_SCHEMA,
+        bot_preferences=bot_preferences,
     )
 )
 
-__all__ = ["GAME", "RULESET_VERSION", "MetaMastersState"]
+__all__ = ["GAME", "RULESETS", "RULESET_VERSION", "MetaMastersState"]

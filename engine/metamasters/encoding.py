@@ -14,6 +14,7 @@ from engine.metamasters.state import (
     ATTACK,
     PHASE_NAMES,
     PROMPT_NAMES,
+    S_RESOLVE,
     Z_ACTOR,
     Z_SPECIAL,
     ZONE_LISTS,
@@ -101,7 +102,7 @@ class MetaMastersState(MetaMastersRules):
             self.pos_revert,
             self.host,
         )
-        return {
+        data = {
             "game": "metamasters",
             "cards": _card_ids(self.cid),
             "player1_from": self.owner.index(1) if 1 in self.owner else len(self.owner),
@@ -130,6 +131,9 @@ class MetaMastersState(MetaMastersRules):
                 int(self.over),
             ],
         }
+        if self.rev != 1:  # ruleset 1 states encode as they did
+            data["rev"] = [self.rev, self.played_main1]
+        return data
 
     def hash_bytes(self) -> bytes:
         """The compact encoding `state_hash` digests (the same information as `to_json`).
@@ -138,7 +142,8 @@ class MetaMastersState(MetaMastersRules):
         each, the owner of each; the PRNG words; the 12 values of `_SCALARS` in that order; the
         number of prompts, each as its three ints; the number of cards on the field, each as
         its iid then the 10 values of `_PER_IID_FIELD`; then per player (0, then 1) the lists
-        of `_PER_PLAYER`, each as its length then its ids.
+        of `_PER_PLAYER`, each as its length then its ids; last, when the ruleset revision is
+        not 1, the revision and `played_main1`.
         """
         a0, a1 = self.actors
         s0, s1 = self.specials
@@ -177,6 +182,8 @@ class MetaMastersState(MetaMastersRules):
             len(h1), *h1, len(d1), *d1, len(a1), *a1, len(s1), *s1, len(l1), *l1,
             len(t1), *t1, len(e1), *e1, len(k1), *k1,
         )  # fmt: skip
+        if self.rev != 1:
+            flat += (self.rev, self.played_main1)
         return (
             _static_bytes(self.cid, self.owner) + pack_prng(self.prng.get_state()) + pack_ints(flat)
         )
@@ -189,7 +196,9 @@ class MetaMastersState(MetaMastersRules):
         cid = tuple(BY_ID[c].index for c in data["cards"].split(","))
         n = len(cid)
         split = int(data["player1_from"])
-        s = cls(cid, (0,) * split + (1,) * (n - split), Prng.from_state(data["prng"]))
+        rev, played_main1 = data.get("rev", (1, 0))
+        s = cls(cid, (0,) * split + (1,) * (n - split), Prng.from_state(data["prng"]), int(rev))
+        s.played_main1 = int(played_main1)
         for name, zones0, zones1 in zip(_PER_PLAYER, *data["zones"], strict=True):
             setattr(s, name, [[int(v) for v in zones0], [int(v) for v in zones1]])
         for code, name in ZONE_LISTS:
@@ -303,6 +312,14 @@ class MetaMastersState(MetaMastersRules):
             "current_player": self.current_player,
             "prompt": PROMPT_NAMES[top[0]] if top else None,
             "attack": None if self.atk_a < 0 else {"attacker": self.atk_a, "target": self.atk_t},
+            # the response chain (ruleset 2), first link first: each source is face-up; a
+            # target is named by its instance id only
+            "chain": [
+                {"source": src, "card": CARDS[cid[src]].id, "controller": q, "target": t}
+                for src, t, q in (
+                    (*self.link_parts(pr[2]), pr[1]) for pr in self.prompts if pr[0] == S_RESOLVE
+                )
+            ],
             "over": self.over,
             "winner": self.winner,
             "players": sides,

@@ -129,7 +129,12 @@ STARTER_MEMES: dict[str, int] = {
     "MM-S02": 2, "MM-S04": 2, "MM-S05": 2, "MM-S06": 1, "MM-S11": 1, "MM-S12": 2,
     "MM-S22": 2, "MM-S24": 1, "MM-S25": 2,
 }  # fmt: skip
-STARTER_DECKS: tuple[Deck, Deck] = (STARTER_BULLS, STARTER_MEMES)
+#: the starter decks of ruleset 1 (the Bulls won 89 % of random matches, whichever seat)
+STARTER_DECKS_REV1: tuple[Deck, Deck] = (STARTER_BULLS, STARTER_MEMES)
+#: the starter decks of ruleset 2, balanced (docs/benchmarks.md, "Starter deck balance")
+STARTER_DECKS: tuple[Deck, Deck] = STARTER_DECKS_REV1
+#: the ruleset revision new matches use (engine/metamasters/__init__.py lists the rulesets)
+REVISION = 2
 
 
 HAND_SIZE = 5
@@ -147,8 +152,11 @@ def _expand(deck: Deck, tokens: bool) -> list[int]:
 _LAST_LEGAL: LastLegalDecks[bool] = LastLegalDecks()
 
 
-def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -> MetaMastersState:
-    """Check both decks, decide the first player, shuffle, draw 5 each, start turn 1."""
+def new_match(
+    decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any], revision: int = REVISION
+) -> MetaMastersState:
+    """Check both decks, decide the first player, shuffle, draw 5 each, start turn 1 (under
+    ruleset `revision`)."""
     first = options.get("first")
     if _LAST_LEGAL.get(decks, options) is None:
         violations: list[Violation] = []
@@ -179,7 +187,7 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
         cid.extend(_expand(decks[seat], True))
         owner.extend([seat] * (len(cid) - start))
         spans.append((start, start + len(main), len(cid)))
-    s = MetaMastersState(tuple(cid), tuple(owner), prng)
+    s = MetaMastersState(tuple(cid), tuple(owner), prng, revision)
     for seat, (start, mid, end) in enumerate(spans):
         s.deck[seat] = list(range(start, mid))
         s.tokens[seat] = list(range(mid, end))

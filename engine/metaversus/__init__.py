@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from engine.core.game import Game, register
-from engine.metaversus.cards import CARDS, CATALOGUE, DIFFICULTIES
+from engine.core.game import Game, Ruleset, register
+from engine.metaversus.cards import CARDS, CATALOGUE, CATALOGUE_REV1_HASH, DIFFICULTIES
 from engine.metaversus.encoding import WishState
-from engine.metaversus.heuristic import heuristic
+from engine.metaversus.heuristic import bot_preferences, heuristic
 from engine.metaversus.position import from_position, scenario_view
 from engine.metaversus.setup import (
     DEFAULT_OPTIONS,
+    DEFAULT_OPTIONS_REV1,
     SELECTIONS,
     check_deck,
     new_match,
@@ -32,24 +33,39 @@ OPTION_SCHEMA = {
     "additionalProperties": False,
 }
 
+_STARTERS = (dict(_ALL_PACKS), dict(_ALL_PACKS))
+
+#: every ruleset the engine plays, oldest first (docs/rules-notes.md says what changed)
+RULESETS = (
+    # engine 1.1.0: the round limit decided a match by HP; its catalogue had no card texts
+    Ruleset(
+        "wish-guide-1",
+        1,
+        CATALOGUE_REV1_HASH,
+        _STARTERS,
+        DEFAULT_OPTIONS_REV1,
+        engine_versions=("1.1.0",),
+    ),
+    # the round limit is a safety cap ending in a draw (an engine limit); bots avoid stalling
+    Ruleset("wish-guide-2", 2, CATALOGUE.hash, _STARTERS, DEFAULT_OPTIONS),
+)
+
 GAME = register(
     Game(
         name="metaversus",
         title="MetaVersus WISH",
-        ruleset_version=CATALOGUE.version,
-        catalogue_hash=CATALOGUE.hash,
+        rulesets=RULESETS,
         cards=CATALOGUE.cards,
         check_deck=check_deck,
         required_tokens=required_tokens,
-        new_match=new_match,
+        start=new_match,
         state_class=WishState,
         from_position=from_position,
         scenario_view=scenario_view,
         heuristic=heuristic,
-        starter_decks=(dict(_ALL_PACKS), dict(_ALL_PACKS)),
-        default_options=dict(DEFAULT_OPTIONS),
         option_schema=OPTION_SCHEMA,
+        bot_preferences=bot_preferences,
     )
 )
 
-__all__ = ["GAME", "WishState"]
+__all__ = ["GAME", "RULESETS", "WishState"]

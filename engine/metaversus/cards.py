@@ -12,7 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core.catalogue import CardSchema, Catalogue, Field, load_catalogue
+from engine.core.catalogue import (
+    CardSchema,
+    Catalogue,
+    Field,
+    catalogue_hash_as_of,
+    load_catalogue,
+)
 from engine.core.effects import Effect
 from engine.core.errors import CatalogueError
 from engine.metaversus.effects import COMPILER, CONDITIONS, Board
@@ -279,6 +285,8 @@ def card_table(catalogue: Catalogue) -> CardTable:
 
 
 CATALOGUE = load_catalogue("engine.metaversus", "catalogue.json", SCHEMA)
+#: the catalogue hash of ruleset wish-guide-1 (engine 1.1.0): its cards had no `text`
+CATALOGUE_REV1_HASH = catalogue_hash_as_of(CATALOGUE.data, "wish-guide-1", ("text",))
 CARDS = card_table(CATALOGUE)
 
 

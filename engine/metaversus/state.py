@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Self
 from engine.core.effects import EffectFrame, resume_effect, run_effect
 from engine.core.errors import IllegalAction
 from engine.core.prng import Prng
-from engine.core.state import TERMINAL, GameState
+from engine.core.state import ENGINE_LIMIT, TERMINAL, GameState
 from engine.metaversus.cards import CARDS, MARKET_PICKS, STOCK_COPIES, TRIGGER_TURN_START
 from engine.metaversus.effects import MODE_REMOVE, TO_DECK, TO_DISCARD, TO_HAND
 
@@ -143,7 +143,8 @@ class WishBoard(GameState):
     chosen: list[int]
     picks: list[list[int]]
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, rev: int = 1) -> None:
+        self.rev = rev
         self.rng = Prng(seed)
         self.phase = SETUP
         self.active = 0
@@ -193,6 +194,7 @@ class WishBoard(GameState):
     def clone(self) -> Self:
         """An independent copy (lists copied, no deepcopy)."""
         s = self.__class__.__new__(self.__class__)
+        s.rev = self.rev
         s.rng = self.rng.clone()
         s.phase = self.phase
         s.active = self.active
@@ -355,7 +357,10 @@ class WishBoard(GameState):
         if p != self.first and (self.zero or self.turn >= 2 * self.max_rounds):
             self.ap = self.gems = self.buys = 0
             f = self.first
-            self.end_match(f if self.hp[f] >= self.hp[1 - f] else 1 - f)
+            if self.zero or self.rev == 1:  # ruleset 1 decided the round limit by HP as well
+                self.end_match(f if self.hp[f] >= self.hp[1 - f] else 1 - f)
+            else:  # the engine's safety cap, not a rule of the guide: a draw
+                self.end_match(ENGINE_LIMIT)
             return
         self.active = 1 - p
         self._start_turn()
@@ -467,7 +472,7 @@ class WishBoard(GameState):
             self.zero = True
 
     def end_match(self, winner: int) -> None:
-        """End the match now with a winner."""
+        """End the match now with a winner (ENGINE_LIMIT: a draw at the engine's safety cap)."""
         self.over = True
         self.win = winner
         self.phase = OVER

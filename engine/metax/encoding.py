@@ -22,8 +22,9 @@ class MetaXState(MetaXRules):
     __slots__ = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The whole state (card numbers by instance, zones, prompt stack, PRNG)."""
-        return {
+        """The whole state (card numbers by instance, zones, prompt stack, PRNG); `rev`, the
+        ruleset revision, only when it is not 1 (so ruleset 1 states encode as they did)."""
+        data = {
             "static": self.static,
             "decks": self.decks,
             "hands": self.hands,
@@ -48,6 +49,9 @@ class MetaXState(MetaXRules):
             ],
             "prng": self.prng.get_state(),
         }
+        if self.rev != 1:
+            data["rev"] = self.rev
+        return data
 
     def hash_bytes(self) -> bytes:
         """The compact encoding `state_hash` digests (the same information as `to_json`).
@@ -57,7 +61,8 @@ class MetaXState(MetaXRules):
         per player each), mods (9 per player); the decks, hands, discards, VP piles, limbo
         (player 0 then 1) and the six damage piles, each as its length then its ids; the
         number of attacks, each as its length then its fields; the stack size, each entry as
-        its length then its ints (an effect frame as P_EFFECT then its six fields).
+        its length then its ints (an effect frame as P_EFFECT then its six fields); last, the
+        ruleset revision when it is not 1.
         """
         d, h, di, v, li, dm = self.decks, self.hands, self.discards, self.vps, self.limbo, self.dmg
         d0, d1 = d
@@ -86,6 +91,8 @@ class MetaXState(MetaXRules):
             else:
                 flat.append(len(x))
                 flat += x
+        if self.rev != 1:
+            flat.append(self.rev)
         prefix = _STATIC_PREFIX.get(self.static)
         if prefix is None:
             if len(_STATIC_PREFIX) > 256:
@@ -98,6 +105,7 @@ class MetaXState(MetaXRules):
     def from_json(cls, data: dict[str, Any]) -> Self:
         """Rebuild a state from `to_json()` output."""
         s = cls.__new__(cls)
+        s.rev = int(data.get("rev", 1))
         s.cards, s.owner = _parse_static(data["static"])
         s.static = data["static"]
         for key in (

@@ -45,6 +45,9 @@ BONUS = CARDS.bonus
 # prompt kinds (first element of a prompt tuple; the second is the deciding player)
 P_FIRST, P_MULLIGAN, P_ORDER, P_PLANNING, P_ATTACKS, P_DEFENSE, P_DAMAGE, P_CHOICE = range(8)
 P_EFFECT = 8  # an EffectFrame on the stack (never the top of a settled state)
+#: (P_LINK_COST, player): an automatic step under a team attack's Battle Card effect (ruleset
+#: revision 2): once the effect has resolved, pay 5 MP per linking Character and push them
+P_LINK_COST = 9
 PROMPT_NAMES = (
     "first-player",
     "mulligan",
@@ -141,10 +144,13 @@ class MetaXBoard(GameState):
     # --- construction -------------------------------------------------------------------
 
     @classmethod
-    def empty(cls, cards: list[int], owner: list[int], prng: Prng, static: str) -> Self:
-        """A state with no card anywhere yet (builders fill the zones); `static` is the
-        encoding of `cards` and `owner` (encoding.static_string)."""
+    def empty(
+        cls, cards: list[int], owner: list[int], prng: Prng, static: str, rev: int = 1
+    ) -> Self:
+        """A state with no card anywhere yet (builders fill the zones) under ruleset revision
+        `rev`; `static` is the encoding of `cards` and `owner` (encoding.static_string)."""
         s = cls.__new__(cls)
+        s.rev = rev
         s.cards = cards
         s.owner = owner
         s.static = static
@@ -173,6 +179,7 @@ class MetaXBoard(GameState):
     def clone(self) -> Self:
         """An independent copy: list copies, no deepcopy; card tables are shared."""
         s = self.__class__.__new__(self.__class__)
+        s.rev = self.rev
         s.cards = self.cards
         s.owner = self.owner
         s.static = self.static
@@ -500,13 +507,26 @@ class MetaXBoard(GameState):
         while stack and not self.over:
             top = stack[-1]
             if type(top) is not EffectFrame:
-                return
+                if top[0] != P_LINK_COST:
+                    return
+                stack.pop()
+                self.link_team_attack(top[1])
+                continue
             effect = EFFECT[top.effect]
             assert effect is not None
             if not run_effect(self, effect, top) or self.over:
                 return
             stack.pop()
             self.effect_done(top)
+
+    def link_team_attack(self, p: int) -> None:
+        """The last declared attack, a team attack: p pays 5 MP per linking Character and
+        pushes each (into the Battle Zone)."""
+        a = self.attacks[-1]
+        for link in (a[A_LINK1], a[A_LINK2]):
+            if link >= 0:
+                self.mp[p] -= LINK_COST
+                self.pushed[p][self.chars[p].index(link)] = 1
 
     def effect_done(self, frame: EffectFrame) -> None:
         """An effect finished: an Event that caused it leaves play for its owner's discard."""

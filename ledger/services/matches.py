@@ -405,7 +405,9 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
     assert seats[0].seed_secret and seats[1].seed_secret
     seed = derive_seed(match.operator_secret, seats[0].seed_secret, seats[1].seed_secret)
     try:
-        state = game.new_match((seats[0].cards, seats[1].cards), seed, match.options)
+        state = game.new_match(
+            (seats[0].cards, seats[1].cards), seed, match.options, match.ruleset_version
+        )
     except EngineError as exc:
         # never leave the match seeding (holding both decks' copies): cancel it, and say so
         _cancel(db, match, MatchStatus.SEEDING, "engine-refused")
