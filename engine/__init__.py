@@ -6,6 +6,7 @@ import from here, never from `engine.core.*` or a game's modules.
 
 from engine.core.actions import Action
 from engine.core.bots import BOT_NAMES, MAX_ACTIONS, GreedyBot, RandomBot, make_bot, play_match
+from engine.core.card_texts import cards_markdown
 from engine.core.errors import (
     CatalogueError,
     DeckRejected,
@@ -17,15 +18,25 @@ from engine.core.errors import (
     TranscriptError,
     Violation,
 )
-from engine.core.game import Deck, Game, UnknownGame, game_names, get_game, new_match
+from engine.core.game import (
+    Deck,
+    Game,
+    Ruleset,
+    UnknownGame,
+    UnknownRuleset,
+    game_names,
+    get_game,
+    new_match,
+)
 from engine.core.scenario import ScenarioResult, run_scenario
-from engine.core.state import TERMINAL, GameState, canonical_json
+from engine.core.state import ENGINE_LIMIT, TERMINAL, GameState, canonical_json
 from engine.core.transcript import (
     CHECKPOINT_EVERY,
     FORFEIT_REASONS,
     Recorder,
     ReplayResult,
     Transcript,
+    end_reason_of,
     outcome_of,
     replay,
 )
@@ -34,6 +45,7 @@ from engine.core.version import ENGINE_VERSION
 __all__ = [
     "BOT_NAMES",
     "CHECKPOINT_EVERY",
+    "ENGINE_LIMIT",
     "ENGINE_VERSION",
     "FORFEIT_REASONS",
     "MAX_ACTIONS",
@@ -52,13 +64,17 @@ __all__ = [
     "ReplayDiverged",
     "ReplayRejected",
     "ReplayResult",
+    "Ruleset",
     "ScenarioError",
     "ScenarioResult",
     "Transcript",
     "TranscriptError",
     "UnknownGame",
+    "UnknownRuleset",
     "Violation",
     "canonical_json",
+    "cards_markdown",
+    "end_reason_of",
     "game_names",
     "get_game",
     "make_bot",

@@ -54,7 +54,13 @@ _PLAYABLE = {
     "plus": _PLUS,
 }
 SCHEMA = CardSchema(
-    common={"id": Field("str", min=1), "name": Field("str", min=1), "kind": Field("str")},
+    common={
+        "id": Field("str", min=1),
+        "name": Field("str", min=1),
+        "kind": Field("str"),
+        #: the printed text (every card but the character packs, whose skills carry theirs)
+        "text": Field("str", required=False, min=1),
+    },
     kinds={
         "currency": {**_PLAYABLE, "value": _INT0},
         "weapon": {**_PLAYABLE, "damage": _INT0},
