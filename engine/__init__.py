@@ -28,6 +28,7 @@ from engine.core.game import (
     get_game,
     new_match,
 )
+from engine.core.prng import Prng
 from engine.core.scenario import ScenarioResult, run_scenario
 from engine.core.state import ENGINE_LIMIT, TERMINAL, GameState, canonical_json
 from engine.core.transcript import (
@@ -59,6 +60,7 @@ __all__ = [
     "GameState",
     "GreedyBot",
     "IllegalAction",
+    "Prng",
     "RandomBot",
     "Recorder",
     "ReplayDiverged",

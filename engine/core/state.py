@@ -127,6 +127,14 @@ class GameState(ABC):
         after applying the one before.
         """
 
+    def card_count(self) -> int | None:
+        """The number of cards in the match, which no action changes (None: not settled yet)."""
+        return None
+
+    def invariant_breaks(self) -> list[str]:
+        """What is inconsistent in this state (empty: nothing); each game checks its own zones."""
+        return []
+
     @abstractmethod
     def label(self, action: Action) -> str:
         """A human-readable description of an action in this state."""

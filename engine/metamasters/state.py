@@ -206,6 +206,42 @@ class MetaMastersBoard(GameState):
         c.prompts = self.prompts[:]
         return c
 
+    def card_count(self) -> int:
+        """The cards in every zone (conserved: none enters or leaves a match)."""
+        n = 0
+        for q in (0, 1):
+            for _, name in ZONE_LISTS:
+                n += sum(1 for i in getattr(self, name)[q] if i >= 0)
+        return n
+
+    def invariant_breaks(self) -> list[str]:
+        """Every card in exactly one zone of its owner, matching `zone`; three Actor and three
+        Special zones; Links on their owner's Actors; only Tokens as Tokens; a decision on top of
+        the prompt stack while the match runs."""
+        out: list[str] = []
+        seen = [0] * len(self.cid)
+        for q in (0, 1):
+            if len(self.actors[q]) != ACTOR_ZONES or len(self.specials[q]) != SPECIAL_ZONES:
+                out.append(f"player {q} does not have three Actor and three Special zones")
+            for code, name in ZONE_LISTS:
+                for i in getattr(self, name)[q]:
+                    if i < 0:
+                        continue
+                    seen[i] += 1
+                    if self.zone[i] != code or self.owner[i] != q:
+                        out.append(f"card {i} listed in {name} of player {q} is not there")
+            for link in self.links[q]:
+                host = self.host[link]
+                if host < 0 or self.zone[host] != Z_ACTOR or self.owner[host] != q:
+                    out.append(f"Link {link} is not on an Actor of its owner")
+            if any(CARDS[self.cid[i]].kind != K_TOKEN for i in self.tokens[q]):
+                out.append(f"player {q} holds a card that is not a Token as a Token")
+        if seen != [1] * len(self.cid):
+            out.append("a card is in no zone or in two")
+        if not self.over and (not self.prompts or self.prompts[-1][0] > P_TARGET):
+            out.append(f"no decision on top of the prompt stack: {self.prompts[-1:]}")
+        return out
+
     # ------------------------------------------------------------------ card facts
 
     def card(self, iid: int) -> str:

@@ -236,6 +236,34 @@ class WishBoard(GameState):
         s.picks = [self.picks[0][:], self.picks[1][:]]
         return s
 
+    def card_count(self) -> int | None:
+        """Cards in every zone, the Market stock and 6 per unrevealed pile type (conserved once
+        setup is over; None during setup)."""
+        if self.phase == SETUP:
+            return None
+        n = sum(
+            len(z[p])
+            for z in (self.hand, self.deck, self.disc, self.play, self.removed)
+            for p in (0, 1)
+        )
+        n += sum(self.m_stock)
+        return n + STOCK_COPIES * (len(self.neutral) + len(self.pile[0]) + len(self.pile[1]))
+
+    def invariant_breaks(self) -> list[str]:
+        """Stars 0..3, no negative stock, AP, Gems or buys, the top of the stack a prompt."""
+        out: list[str] = []
+        if not all(0 <= n <= MAX_STARS for n in self.stars):
+            out.append(f"Wishing Stars out of 0..3: {self.stars}")
+        if any(n < 0 for n in self.m_stock):
+            out.append("a Market slot has negative stock")
+        if self.ap < 0 or self.gems < 0 or self.buys < 0:
+            out.append("negative AP, Gems or buys")
+        if self.stack and isinstance(self.stack[-1], EffectFrame):
+            out.append("a running effect is on top of the stack")
+        if self.over and self.stack:
+            out.append("prompts left on a finished match")
+        return out
+
     # ------------------------------------------------------------------ setup
 
     def _after_bans(self) -> None:

@@ -299,6 +299,33 @@ class MetaXBoard(GameState):
         """The character an effect's "this character" means (the source, or the battle card's player)."""
         return frame.source if KIND[self.cards[frame.source]] == CHARACTER else frame.target
 
+    def invariant_breaks(self) -> list[str]:
+        """Every instance in exactly one place, MP 0..10, at most 3 characters, a decision on top
+        of the stack while the match runs and none once it is over."""
+        out: list[str] = []
+        places = [0] * len(self.cards)
+        for p in (0, 1):
+            if not 0 <= self.mp[p] <= MAX_MP:
+                out.append(f"player {p} has {self.mp[p]} MP")
+            for zone in (self.decks, self.hands, self.discards, self.vps, self.limbo):
+                for i in zone[p]:
+                    places[i] += 1
+            for c in self.chars[p]:
+                if c >= 0:
+                    places[c] += 1
+            for pile in self.dmg[p]:
+                for i in pile:
+                    places[i] += 1
+        misplaced = [i for i, n in enumerate(places) if n != 1 and self.owner[i] >= 0]
+        if misplaced:
+            out.append(f"instances not in exactly one place: {misplaced[:5]}")
+        top = self.stack[-1] if self.stack else None
+        if self.over != (top is None):
+            out.append("the stack is empty exactly when the match is over: not so")
+        elif top is not None and (type(top) is EffectFrame or top[0] >= len(PROMPT_NAMES)):
+            out.append(f"an automatic step is on top of a settled stack: {top!r}")
+        return out
+
     def card_count(self) -> int:
         """Number of cards in all zones (conservation check)."""
         n = 0

@@ -49,6 +49,20 @@ def bench_balance(
     _emit(bench.run(games=games, jobs=jobs, only=game or None), as_json)
 
 
+@app.command("fuzz-engine")
+def bench_fuzz_engine(
+    games: int = typer.Option(100, help="random matches per game"),
+    jobs: int = typer.Option(1, help="worker processes"),
+    game: str = typer.Option("", help="only this game (default: every game)"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Random matches of every game with every invariant checked after every action: clone,
+    hash and JSON round trips, legal actions, observations, card counts, replay."""
+    from ledger.bench import fuzz_engine as bench
+
+    _emit(bench.run(games=games, jobs=jobs, only=game or None), as_json)
+
+
 @app.command("gas")
 def bench_gas(as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Deploy to a fresh Anvil and measure gas of the main contract operations."""
