@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from typing import Any
 
-from engine import EngineError, game_names, get_game, make_bot, play_match
-from ledger.errors import MetaLedgerError
+from engine import EngineError, get_game, make_bot, play_match
+from ledger.bench.pool import games_to_run, map_tasks
 
 BOT_PAIRS = ("random", "greedy")
 #: matches per task handed to a worker process
@@ -56,23 +54,10 @@ def _tasks(games: int, names: list[str]) -> Iterator[tuple[str, str, int, int]]:
 
 def run(games: int = 2000, jobs: int = 1, only: str | None = None) -> dict[str, Any]:
     """Play `games` matches per game and bot pair on `jobs` processes; return the figures."""
-    if games < 1:
-        raise MetaLedgerError("games must be at least 1")
-    if jobs < 1:
-        raise MetaLedgerError("jobs must be at least 1")
-    names = game_names() if only is None else [only]
-    for name in names:
-        try:
-            get_game(name)
-        except EngineError as exc:
-            raise MetaLedgerError(str(exc)) from exc
+    names = games_to_run(games, jobs, only)
     tasks = list(_tasks(games, names))
     start = time.perf_counter()
-    if jobs == 1:
-        results = [play_range(*t) for t in tasks]
-    else:
-        with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-            results = list(pool.map(play_range, *zip(*tasks, strict=True)))
+    results = map_tasks(play_range, tasks, jobs)
     totals: dict[tuple[str, str], list[int]] = {}
     for (name, bot, _, _), counts in zip(tasks, results, strict=True):
         acc = totals.setdefault((name, bot), [0, 0, 0, 0])

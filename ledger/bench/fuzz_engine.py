@@ -21,12 +21,10 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from typing import Any
 
-from engine import EngineError, GameState, Prng, Recorder, game_names, get_game, replay
-from ledger.errors import MetaLedgerError
+from engine import EngineError, GameState, Prng, Recorder, get_game, replay
+from ledger.bench.pool import games_to_run, map_tasks
 
 #: matches per task handed to a worker process
 _CHUNK = 50
@@ -98,7 +96,7 @@ def fuzz_range(game: str, start: int, stop: int) -> tuple[int, int, int, list[st
             breaks += 1
             if len(examples) < _EXAMPLES:
                 examples.append(f"match {i}: {exc}")
-        except Exception as exc:  # noqa: BLE001 - a crash of any kind is what this counts
+        except Exception as exc:  # a crash of any kind is what this counts
             crashes += 1
             if len(examples) < _EXAMPLES:
                 examples.append(f"match {i}: crash {type(exc).__name__}: {exc}")
@@ -113,23 +111,10 @@ def _tasks(games: int, names: list[str]) -> Iterator[tuple[str, int, int]]:
 
 def run(games: int = 100, jobs: int = 1, only: str | None = None) -> dict[str, Any]:
     """Fuzz `games` matches per game on `jobs` processes; return the counts per game."""
-    if games < 1:
-        raise MetaLedgerError("games must be at least 1")
-    if jobs < 1:
-        raise MetaLedgerError("jobs must be at least 1")
-    names = game_names() if only is None else [only]
-    for name in names:
-        try:
-            get_game(name)
-        except EngineError as exc:
-            raise MetaLedgerError(str(exc)) from exc
+    names = games_to_run(games, jobs, only)
     tasks = list(_tasks(games, names))
     start = time.perf_counter()
-    if jobs == 1:
-        results = [fuzz_range(*t) for t in tasks]
-    else:
-        with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-            results = list(pool.map(fuzz_range, *zip(*tasks, strict=True)))
+    results = map_tasks(fuzz_range, tasks, jobs)
     out: dict[str, Any] = {"jobs": jobs}
     for name in names:
         played = broken = crashed = 0
