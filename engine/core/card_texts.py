@@ -8,7 +8,6 @@ in the card, so one function serves all three games.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -80,9 +79,9 @@ def _amount(v: Any) -> bool:
 
 def text_numbers(text: str) -> set[int]:
     """The numbers a printed text names, in digits or as words ("a card" names 1)."""
-    found = {int(x) for x in re.findall(r"\d+", text)}
-    found |= {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in _NUMBER_WORDS}
-    return found
+    words = "".join(ch if ch.isalnum() else " " for ch in text.lower()).split()
+    found = {int(w) for w in words if w.isdigit()}
+    return found | {_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS}
 
 
 def _cell(text: str) -> str:

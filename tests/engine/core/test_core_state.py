@@ -33,7 +33,7 @@ PINNED_START = {
     (
         "metax",
         "metax/2018.06-2",
-    ): "d64dde39cf53fe4ef382f292404f236e835f7d4d3e0c453d9e6cd7839b9b3758",
+    ): "273cdd2dc081cad769ed5a0ff4d5f2fe889d973195c63c75ced5932706956e9e",
     (
         "metaversus",
         "wish-guide-1",
@@ -49,7 +49,7 @@ PINNED_START = {
     (
         "metamasters",
         "metamasters-1.0-2",
-    ): "6f779f9f0793d1680acfa2621891378df6bd74d307258b5d7b794ec306d16fcd",
+    ): "a074ce5c921be77e58016e2d0b713727949c9378ca3a0973279d98c41e8ae9cf",
 }
 
 
