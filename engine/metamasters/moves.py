@@ -407,7 +407,7 @@ class MetaMastersRules(MetaMastersBoard):
                 if rev >= 2:
                     self.set_at[t] = -1
                 self.start_effect(t, o)
-            if rev >= 2 and self.prompts[-1][0] == S_DAMAGE:
+            if rev >= 2 and self.prompts and self.prompts[-1][0] == S_DAMAGE:
                 # nothing was activated on top of the attack: the chain window answers it
                 self._window(o, W_CHAIN_FIRST)
             return

@@ -112,7 +112,7 @@ class MetaXRules(MetaXBoard):
                         self.end_turn()
                     continue
             entry = _DISPATCH.get(kind)
-            if not stack:  # the stack is emptied exactly when the match ends
+            if not stack or self.over:  # (ruleset 1 may keep a prompt on a finished match)
                 raise illegal("flow.game-over", "the match is over")
             if entry is None:
                 raise illegal("flow.unknown-action", f"unknown action kind {kind!r}")

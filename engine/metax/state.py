@@ -320,6 +320,8 @@ class MetaXBoard(GameState):
         if misplaced:
             out.append(f"instances not in exactly one place: {misplaced[:5]}")
         top = self.stack[-1] if self.stack else None
+        if self.over and self.rev == 1:
+            top = None  # ruleset 1 may keep the choice prompt of an effect that ended the match
         if self.over != (top is None):
             out.append("the stack is empty exactly when the match is over: not so")
         elif top is not None and (type(top) is EffectFrame or top[0] >= len(PROMPT_NAMES)):
@@ -510,7 +512,10 @@ class MetaXBoard(GameState):
         return False
 
     def ask(self, player: int, optional: bool) -> None:
-        """Ask `player` to choose for the running effect (its frame goes just below)."""
+        """Ask `player` to choose for the running effect (its frame goes just below); once the
+        match is over, nothing is asked (ruleset 1 still pushed the prompt)."""
+        if self.over and self.rev >= 2:
+            return
         self.stack.append((P_CHOICE, player, int(optional)))
 
     # --- flow ----------------------------------------------------------------------------
