@@ -5,7 +5,15 @@ import from here, never from `engine.core.*` or a game's modules.
 """
 
 from engine.core.actions import Action
-from engine.core.bots import BOT_NAMES, MAX_ACTIONS, GreedyBot, RandomBot, make_bot, play_match
+from engine.core.bots import (
+    BOT_NAMES,
+    GREEDY_SAMPLES,
+    MAX_ACTIONS,
+    GreedyBot,
+    RandomBot,
+    make_bot,
+    play_match,
+)
 from engine.core.card_texts import cards_markdown
 from engine.core.errors import (
     CatalogueError,
@@ -30,7 +38,7 @@ from engine.core.game import (
 )
 from engine.core.prng import Prng
 from engine.core.scenario import ScenarioResult, run_scenario
-from engine.core.state import ENGINE_LIMIT, TERMINAL, GameState, canonical_json
+from engine.core.state import ENGINE_LIMIT, TERMINAL, VIEWERS, GameState, Viewer, canonical_json
 from engine.core.transcript import (
     CHECKPOINT_EVERY,
     FORFEIT_REASONS,
@@ -49,8 +57,10 @@ __all__ = [
     "ENGINE_LIMIT",
     "ENGINE_VERSION",
     "FORFEIT_REASONS",
+    "GREEDY_SAMPLES",
     "MAX_ACTIONS",
     "TERMINAL",
+    "VIEWERS",
     "Action",
     "CatalogueError",
     "Deck",
@@ -73,6 +83,7 @@ __all__ = [
     "TranscriptError",
     "UnknownGame",
     "UnknownRuleset",
+    "Viewer",
     "Violation",
     "canonical_json",
     "cards_markdown",

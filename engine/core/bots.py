@@ -14,6 +14,8 @@ from engine.core.transcript import CHECKPOINT_EVERY, Recorder, Transcript
 
 #: a match longer than this is a bug in a game (every game must end)
 MAX_ACTIONS = 100_000
+#: determinized samples the greedy bot scores each action on (see docs/benchmarks.md, "Bots")
+GREEDY_SAMPLES = 4
 _WIN = 1e9
 
 
@@ -50,36 +52,50 @@ class RandomBot:
 
 
 class GreedyBot:
-    """One-ply lookahead: apply each legal action on a clone, score it with `Game.heuristic`.
+    """One-ply lookahead on what its player may know: each legal move (in its player's ids,
+    `legal_moves`) is applied to a few determinized samples of the state (`Game.determinize`:
+    the opponent's hidden cards, deck orders and the PRNG dealt anew), never to the real
+    state, and scored by `Game.heuristic` averaged over the samples.
 
-    A win scores +inf, a loss -inf; ties go to the first action in `legal_actions()` order, so
-    the bot is deterministic. Each game's heuristic reads only what `me` may see (own hand,
-    public zones, counts; never the opponent's hand, face-down cards or deck order), but the
-    lookahead applies actions to a clone of the real state, so the immediate outcome of a draw,
-    shuffle or random effect is the real one (see docs/engine.md, "Bots").
+    It weighs only the actions the game's `bot_preferences` keep (`considered_actions`).
+    A win scores +inf, a loss -inf; ties go to the first action in `legal_actions()` order.
+    The samples come from the bot's own `Prng(seed)`, so a bot's decisions are deterministic
+    for its seed and the states it is shown (see docs/engine.md, "Bots").
     """
 
-    __slots__ = ("game",)
+    __slots__ = ("game", "prng", "samples")
 
-    def __init__(self, game: Game, seed: int = 0) -> None:
+    def __init__(self, game: Game, seed: int = 0, samples: int = GREEDY_SAMPLES) -> None:
+        if samples < 1:
+            raise EngineError("the greedy bot needs at least one sample")
         self.game = game
+        self.prng = Prng(seed)
+        self.samples = samples
 
     def choose(self, state: GameState) -> Action:
-        """Pick the action whose resulting state the heuristic likes best."""
+        """Pick the considered action whose resulting states the heuristic likes best on average."""
         actions = considered_actions(state)
         if len(actions) == 1:
             return actions[0]
         me = state.current_player
+        determinize = self.game.determinize
+        heuristic = self.game.heuristic
+        worlds = [determinize(state, me, self.prng) for _ in range(self.samples)]
         best = actions[0]
-        best_score = -_WIN * 2
-        for action in actions:
-            child = state.clone()
-            child.apply(action)
-            if child.is_over:
-                w = child.winner
-                score = _WIN if w == me else (-_WIN if w is not None else 0.0)
-            else:
-                score = self.game.heuristic(child, me)
+        best_score = -_WIN * 2 * self.samples
+        # the considered actions as `me` names them (`legal_moves` is this over every action)
+        moves = [state.project(a, me) for a in actions]
+        for action, move in zip(actions, moves, strict=True):
+            score = 0.0
+            for world in worlds:
+                # the move as its player names it: a sample deals the hidden instances anew
+                child = world.clone()
+                child.apply(world.resolve(move["action"], me))
+                if child.is_over:
+                    w = child.winner
+                    score += _WIN if w == me else (-_WIN if w is not None else 0.0)
+                else:
+                    score += heuristic(child, me)
             if score > best_score:
                 best, best_score = action, score
         return best

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from engine.core.actions import Action
 from engine.core.errors import EngineError, Violation
+from engine.core.prng import Prng
 from engine.core.state import GameState
 
 #: A deck as given by a player: catalogue card id -> number of copies.
@@ -70,6 +71,10 @@ class Game:
     #: greedy-bot evaluation of a state from `player`'s point of view (higher is better); it
     #: reads only what `player` may see: never the opponent's hand, face-down cards or deck order
     heuristic: Callable[[GameState, int], float]
+    #: `determinize(state, viewer, prng)`: a state the viewer cannot tell from `state` (same
+    #: observation, same legal moves) with everything hidden from them dealt anew from `prng`
+    #: (the opponent's hand and face-down cards, deck orders, unrevealed choices, the PRNG)
+    determinize: Callable[[GameState, int, Prng], GameState]
     #: the match options the game accepts, as a JSON Schema object (types, bounds, choices);
     #: services check a new match's options against it before anything else
     option_schema: Mapping[str, Any] = field(default_factory=lambda: NO_OPTIONS)

@@ -18,6 +18,11 @@ TERMINAL = -1
 #: `win` of a match the engine's safety cap ended (a draw: no rule of the game ended it)
 ENGINE_LIMIT = -2
 
+#: who reads a projection: player 0 or 1, or None for a spectator (who sees neither hand)
+Viewer = int | None
+#: the readers every log entry is projected for, in the order `project_all` returns them
+VIEWERS: tuple[Viewer, ...] = (0, 1, None)
+
 
 def canonical_json(data: Any) -> bytes:
     """Serialise JSON-able data canonically (sorted keys, no spaces, UTF-8)."""
@@ -137,7 +142,10 @@ class GameState(ABC):
 
     @abstractmethod
     def label(self, action: Action) -> str:
-        """A human-readable description of an action in this state."""
+        """The referee's description of an action in this state (for transcripts and the CLI).
+
+        What a player or a spectator may read of an action is `project(action, viewer)`.
+        """
 
     @abstractmethod
     def clone(self) -> Self:
@@ -153,15 +161,70 @@ class GameState(ABC):
         """Rebuild a state from `to_json()` output."""
 
     @abstractmethod
-    def observation(self, player: int) -> dict[str, Any]:
-        """Everything `player` may see of the match, as JSON-able data.
+    def observation(self, viewer: Viewer) -> dict[str, Any]:
+        """Everything `viewer` (a player, or None for a spectator) may see, as JSON-able data.
 
-        The engine's information boundary: what one player may see of the other's cards is
-        decided here (each game's encoding.py), never by a caller picking fields of the state.
-        It never holds the opponent's hand, a face-down card of the opponent or the order of
-        any deck; `tests/engine/test_engine_information.py` checks, for every game, that
-        changing what `player` may not see leaves it unchanged.
+        The engine's information boundary (with `project`, `legal_moves` and `resolve`): what
+        a reader may see of the cards is decided here (each game's encoding.py), never by a
+        caller picking fields of the state. It never holds a hand but the viewer's own, a
+        face-down card of the opponent, the order of any deck or a simultaneous choice the
+        other player has not answered yet, and it names cards by public ids (see
+        docs/engine.md, "What a reader sees"): the viewer's own cards by instance id, every
+        other card by its place. `tests/engine/test_engine_hidden.py` checks, for every
+        game, that re-dealing what `viewer` may not see leaves it unchanged.
         """
+
+    @abstractmethod
+    def project(self, action: Action, viewer: Viewer) -> dict[str, Any]:
+        """The log entry of `action` as `viewer` may read it: `{"label": str, "action": list |
+        None}`, computed in this state (the one `action` is applied to).
+
+        `action` is `[kind, *args]` in the viewer's ids: the viewer's own cards by instance
+        id, other visible cards by place, and null for a card the viewer could not see before
+        the action (the label names it if the action shows it, as playing a card face-up
+        does); `action` is None when even its kind is secret (a choice the other player has
+        not answered yet). For the acting player it is exactly the move `legal_moves` offered
+        and `resolve` maps back to `action`.
+        """
+
+    @abstractmethod
+    def resolve(self, move: Any, viewer: int) -> Action:
+        """The action `viewer` means by `move`, a JSON action in the viewer's ids (one of
+        `legal_moves(viewer)`, or anything a client sends).
+
+        Raises IllegalAction (rule `<game>.move.*`) for a malformed move or a card the viewer
+        cannot name; the message says nothing the viewer may not see. `apply` then checks the
+        action against the rules.
+        """
+
+    def legal_moves(self, viewer: Viewer) -> list[dict[str, Any]]:
+        """The viewer's legal actions as `{"label", "action"}` in the viewer's ids (the order
+        of `legal_actions`); empty when the viewer is not the player to act."""
+        if viewer is None or self.over or viewer != self.current_player:
+            return []
+        project = self.project
+        return [project(a, viewer) for a in self.legal_actions()]
+
+    def project_all(self, action: Action) -> tuple[dict[str, Any], ...]:
+        """`project(action, viewer)` for each of VIEWERS: player 0, player 1, a spectator."""
+        return tuple(self.project(action, v) for v in VIEWERS)
+
+    def apply_move(self, move: Any, viewer: int) -> tuple[Action, tuple[dict[str, Any], ...]]:
+        """Resolve a move sent by `viewer`, project it for every reader, then apply it.
+
+        Returns the real action (for the transcript) and its entries (`project_all`). Raises
+        IllegalAction if it is not the viewer's turn, the move names nothing the viewer can
+        see or the rules refuse it, with a message that reveals no hidden card; the state is
+        then unchanged.
+        """
+        if self.over or viewer != self.current_player:
+            raise IllegalAction(
+                f"{self.game}.move.not-your-turn", f"it is not player {viewer}'s turn"
+            )
+        action = self.resolve(move, viewer)
+        entries = self.project_all(action)
+        self.apply(action)
+        return action, entries
 
     @abstractmethod
     def hash_bytes(self) -> bytes:

@@ -2,6 +2,7 @@
 
 from engine.core.game import Game, Ruleset, register
 from engine.metamasters.cards import CATALOGUE
+from engine.metamasters.determinize import determinize
 from engine.metamasters.encoding import MetaMastersState
 from engine.metamasters.heuristic import bot_preferences, heuristic
 from engine.metamasters.position import from_position, scenario_view
@@ -61,6 +62,7 @@ GAME = register(
         from_position=from_position,
         scenario_view=scenario_view,
         heuristic=heuristic,
+        determinize=determinize,
         option_schema=OPTION_SCHEMA,
         bot_preferences=bot_preferences,
     )

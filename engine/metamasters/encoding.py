@@ -7,18 +7,44 @@ from typing import Any, Self
 
 from engine.core.actions import Action
 from engine.core.prng import Prng
-from engine.core.state import pack_ints, pack_prng
-from engine.metamasters.cards import BY_ID, CARDS
+from engine.core.projection import Place, place, resolve_move
+from engine.core.state import Viewer, pack_ints, pack_prng
+from engine.metamasters.cards import BY_ID, CARDS, K_ACTOR
 from engine.metamasters.moves import MetaMastersRules
 from engine.metamasters.state import (
+    ACTOR_ZONES,
     ATTACK,
     PHASE_NAMES,
     PROMPT_NAMES,
     S_RESOLVE,
+    SPECIAL_ZONES,
     Z_ACTOR,
+    Z_EXILE,
+    Z_LINK,
     Z_SPECIAL,
+    Z_TOKEN,
+    Z_TRASH,
     ZONE_LISTS,
 )
+
+#: for each action kind, the positions of its arguments that name a card (all of them)
+_CARD_ARGS: dict[str, tuple[int, ...]] = {
+    kind: (0, 1)
+    for kind in (
+        "play",
+        "set",
+        "link",
+        "activate",
+        "flip",
+        "position",
+        "attack",
+        "direct",
+        "target",
+    )
+}
+#: the public piles: zone -> its name in a place id, and that name -> the per-player list
+_PILES = {Z_TRASH: "trash", Z_EXILE: "exile", Z_TOKEN: "token"}
+_PILE_LISTS = {"trash": "trash", "exile": "exile", "token": "tokens"}
 
 _PER_IID_FIELD = (
     "faceup",
@@ -218,7 +244,7 @@ class MetaMastersState(MetaMastersRules):
     # ------------------------------------------------------------------ views
 
     def label(self, action: Action) -> str:
-        """A readable description of an action."""
+        """The referee's description of an action (every card named, with its instance id)."""
         args = action.args
         names = [self._name(x) for x in args]
         k = action.kind
@@ -259,32 +285,167 @@ class MetaMastersState(MetaMastersRules):
         mark = f" {c.mark}" if c.mark else ""
         return f"{c.name}{mark} #{iid}"
 
-    def observation(self, player: int) -> dict[str, Any]:
-        """What `player` may see: no opponent hand, no deck order, no opponent face-down card."""
-        cid = self.cid
+    # --- what a reader sees (docs/engine.md, "What a reader sees") -------------------------
 
-        def actor(i: int, q: int) -> dict[str, Any] | None:
+    def place(self, iid: int) -> str | None:
+        """Where every reader sees a card: `q.actor.s`, `q.actor.s.link.j` (the j-th Link on
+        that Actor), `q.special.s`, `q.trash.k`, `q.exile.k` or `q.token.k` (q its owner);
+        None in a hand or a deck."""
+        q = self.owner[iid]
+        z = self.zone[iid]
+        if z == Z_ACTOR:
+            return place(q, "actor", self.actors[q].index(iid))
+        if z == Z_SPECIAL:
+            return place(q, "special", self.specials[q].index(iid))
+        if z == Z_LINK:
+            host = self.host[iid]
+            on_host = [x for x in self.links[q] if self.host[x] == host]
+            return place(q, "actor", self.actors[q].index(host), "link", on_host.index(iid))
+        pile = _PILES.get(z)
+        if pile is not None:
+            return place(q, pile, getattr(self, _PILE_LISTS[pile])[q].index(iid))
+        return None
+
+    def card_at(self, where: Place) -> int:
+        """The instance at a place (see `place`), or -1 if no card is seen there."""
+        match where:
+            case (int(q), "actor", int(s)) if s < ACTOR_ZONES:
+                return self.actors[q][s]
+            case (int(q), "actor", int(s), "link", int(j)) if s < ACTOR_ZONES:
+                host = self.actors[q][s]
+                on_host = [x for x in self.links[q] if host >= 0 and self.host[x] == host]
+                return on_host[j] if j < len(on_host) else -1
+            case (int(q), "special", int(s)) if s < SPECIAL_ZONES:
+                return self.specials[q][s]
+            case (int(q), str(pile), int(k)) if pile in _PILE_LISTS:
+                zone = getattr(self, _PILE_LISTS[pile])[q]
+                return zone[k] if k < len(zone) else -1
+        return -1
+
+    def public_id(self, iid: int, viewer: Viewer) -> int | str | None:
+        """The id `viewer` knows a card by: its own cards' instance ids, any other card's place,
+        None for a card in the opponent's hand or a deck (an int that is not a card stays)."""
+        if not 0 <= iid < len(self.cid) or self.owner[iid] == viewer:
+            return iid
+        return self.place(iid)
+
+    def _sees(self, iid: int, viewer: Viewer) -> bool:
+        """Whether `viewer` knows which card an instance is."""
+        z = self.zone[iid]
+        if self.owner[iid] == viewer or z in _PILES or z == Z_LINK:
+            return True
+        return z in (Z_ACTOR, Z_SPECIAL) and bool(self.faceup[iid])
+
+    def project(self, action: Action, viewer: Viewer) -> dict[str, Any]:
+        """The log entry of `action` for `viewer`: every argument as the viewer's id (null for a
+        card it could not see); the label names a card only if the viewer sees it or the action
+        shows it (a card played, activated, attached or flipped face-up)."""
+        ref = self.public_id
+        shown = [ref(a, viewer) for a in action.args]
+        try:
+            label = self._describe(action, viewer)
+        except (IndexError, ValueError):
+            label = action.kind
+        return {"label": label, "action": [action.kind, *shown]}
+
+    def resolve(self, move: Any, viewer: int) -> Action:
+        """The action `viewer` means by a move in its ids (see `project`)."""
+        return resolve_move("metamasters", move, viewer, _CARD_ARGS, self.owner, self.card_at)
+
+    def _describe(self, action: Action, viewer: Viewer) -> str:
+        """The label of an action for `viewer` (see `project`)."""
+        args = action.args
+        k = action.kind
+        if k == "next":
+            return f"end {PHASE_NAMES[self.phase]}"
+        if not args or not all(0 <= x < len(self.cid) for x in args):
+            return k
+        actor = self.current_player
+
+        def called(i: int) -> str:
+            if self._sees(i, viewer):
+                c = CARDS[self.cid[i]]
+                return f"{c.name} {c.mark}" if c.mark else c.name
+            where = self.place(i)
+            return f"a face-down card ({where})" if where else "a card"
+
+        def shown(i: int) -> str:  # a card of the actor's that this action turns face-up
+            if self.owner[i] != actor:
+                return called(i)
+            c = CARDS[self.cid[i]]
+            return f"{c.name} {c.mark}" if c.mark else c.name
+
+        tribute = f", sending {called(args[1])} to Trash" if len(args) == 2 else ""
+        if k == "play":
+            return f"play {shown(args[0])}{tribute}"
+        if k == "set":
+            where = self._set_place(args)
+            return f"set {called(args[0])} face-down" + (f" ({where})" if where else "") + tribute
+        if k == "link":
+            return f"attach {shown(args[0])} to {called(args[1])}"
+        if k == "activate":
+            return f"activate {shown(args[0])}"
+        if k == "flip":
+            return f"flip {shown(args[0])} face-up"
+        if k == "position":
+            return f"change the battle position of {called(args[0])}"
+        if k == "attack":
+            return f"{called(args[0])} attacks {called(args[1])}"
+        if k == "direct":
+            return f"{called(args[0])} attacks directly"
+        if k == "target":
+            return f"target {called(args[0])}"
+        return k
+
+    def _set_place(self, args: tuple[int, ...]) -> str | None:
+        """The place a card set from the hand lands in (its zone's first free slot, after a
+        tribute leaves), or None if there is no room."""
+        iid = args[0]
+        q = self.owner[iid]
+        if CARDS[self.cid[iid]].kind == K_ACTOR:
+            row = self.actors[q][:]
+            if len(args) == 2 and args[1] in row:
+                row[row.index(args[1])] = -1
+            return place(q, "actor", row.index(-1)) if -1 in row else None
+        row = self.specials[q]
+        return place(q, "special", row.index(-1)) if -1 in row else None
+
+    def observation(self, viewer: Viewer) -> dict[str, Any]:
+        """What `viewer` may see (None: a spectator): no hand but its own, no deck order, no
+        face-down card but its own; cards by public id (see `project`)."""
+        cid = self.cid
+        owner = self.owner
+
+        def ident(i: int, q: int, *path: str | int) -> int | str:
+            return i if owner[i] == viewer else place(q, *path)
+
+        def actor(i: int, q: int, s: int) -> dict[str, Any] | None:
             if i < 0:
                 return None
             view: dict[str, Any] = {
-                "iid": i,
+                "id": ident(i, q, "actor", s),
                 "face_up": bool(self.faceup[i]),
                 "position": "attack" if self.pos[i] == ATTACK else "defense",
             }
-            if self.faceup[i] or q == player:
+            if self.faceup[i] or q == viewer:
                 view["card"] = CARDS[cid[i]].id
                 view["ego"] = self.ego(i)
                 view["int"] = self.intel(i)
+            on_host = [x for x in self.links[q] if self.host[x] == i]
             view["links"] = [
-                {"iid": x, "card": CARDS[cid[x]].id} for x in self.links[q] if self.host[x] == i
+                {"id": ident(x, q, "actor", s, "link", j), "card": CARDS[cid[x]].id}
+                for j, x in enumerate(on_host)
             ]
             return view
 
-        def special(i: int, q: int) -> dict[str, Any] | None:
+        def special(i: int, q: int, s: int) -> dict[str, Any] | None:
             if i < 0:
                 return None
-            view: dict[str, Any] = {"iid": i, "face_up": bool(self.faceup[i])}
-            if self.faceup[i] or q == player:
+            view: dict[str, Any] = {
+                "id": ident(i, q, "special", s),
+                "face_up": bool(self.faceup[i]),
+            }
+            if self.faceup[i] or q == viewer:
                 view["card"] = CARDS[cid[i]].id
             return view
 
@@ -293,29 +454,40 @@ class MetaMastersState(MetaMastersRules):
             side: dict[str, Any] = {
                 "deck": len(self.deck[q]),
                 "hand_count": len(self.hand[q]),
-                "actors": [actor(i, q) for i in self.actors[q]],
-                "specials": [special(i, q) for i in self.specials[q]],
+                "actors": [actor(i, q, s) for s, i in enumerate(self.actors[q])],
+                "specials": [special(i, q, s) for s, i in enumerate(self.specials[q])],
                 "trash": [CARDS[cid[i]].id for i in self.trash[q]],
                 "exile": [CARDS[cid[i]].id for i in self.exile[q]],
                 "tokens": [CARDS[cid[i]].id for i in self.tokens[q]],
             }
-            if q == player:
-                side["hand"] = [{"iid": i, "card": CARDS[cid[i]].id} for i in self.hand[q]]
+            if q == viewer:
+                side["hand"] = [{"id": i, "card": CARDS[cid[i]].id} for i in self.hand[q]]
             sides.append(side)
         top = self.prompts[-1] if self.prompts else None
+        ref = self.public_id
         return {
             "game": "metamasters",
-            "player": player,
+            "player": viewer,
             "turn": self.turn,
             "active": self.active,
             "phase": PHASE_NAMES[self.phase],
             "current_player": self.current_player,
             "prompt": PROMPT_NAMES[top[0]] if top else None,
-            "attack": None if self.atk_a < 0 else {"attacker": self.atk_a, "target": self.atk_t},
+            "attack": None
+            if self.atk_a < 0
+            else {
+                "attacker": ref(self.atk_a, viewer),
+                "target": ref(self.atk_t, viewer) if self.atk_t >= 0 else None,
+            },
             # the response chain (ruleset 2), first link first: each source is face-up; a
-            # target is named by its instance id only
+            # target is named by the viewer's id for it
             "chain": [
-                {"source": src, "card": CARDS[cid[src]].id, "controller": q, "target": t}
+                {
+                    "source": ref(src, viewer),
+                    "card": CARDS[cid[src]].id,
+                    "controller": q,
+                    "target": ref(t, viewer) if t >= 0 else None,
+                }
                 for src, t, q in (
                     (*self.link_parts(pr[2]), pr[1]) for pr in self.prompts if pr[0] == S_RESOLVE
                 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.core.game import Game, Ruleset, register
 from engine.metaversus.cards import CARDS, CATALOGUE, CATALOGUE_REV1_HASH, DIFFICULTIES
+from engine.metaversus.determinize import determinize
 from engine.metaversus.encoding import WishState
 from engine.metaversus.heuristic import bot_preferences, heuristic
 from engine.metaversus.position import from_position, scenario_view
@@ -63,6 +64,7 @@ GAME = register(
         from_position=from_position,
         scenario_view=scenario_view,
         heuristic=heuristic,
+        determinize=determinize,
         option_schema=OPTION_SCHEMA,
         bot_preferences=bot_preferences,
     )

@@ -7,7 +7,8 @@ from typing import Any, Self
 from engine.core.actions import Action
 from engine.core.effects import EffectFrame
 from engine.core.prng import Prng
-from engine.core.state import pack_ints, pack_prng
+from engine.core.projection import resolve_move
+from engine.core.state import Viewer, pack_ints, pack_prng
 from engine.metaversus.cards import CARDS
 from engine.metaversus.moves import WishRules
 from engine.metaversus.state import PHASE_NAMES, PROMPT_NAMES, SETUP, SOURCE_NAMES
@@ -188,7 +189,7 @@ class WishState(WishRules):
         return s
 
     def label(self, action: Action) -> str:
-        """A readable description of an action."""
+        """The referee's description of an action (for transcripts and the CLI)."""
         k, a = action.kind, action.args
         if k == "play" and len(a) == 2 and 0 <= a[0] < CARDS.n:
             return f"play {CARDS.names[a[0]]}{'+' if a[1] else ''}"
@@ -219,21 +220,22 @@ class WishState(WishRules):
             for s, c in enumerate(self.m_card)
         ]
 
-    def observation(self, player: int) -> dict[str, Any]:
-        """What `player` sees: own hand; counts only for the opponent's hand and all decks."""
+    def observation(self, viewer: Viewer) -> dict[str, Any]:
+        """What `viewer` sees (None: a spectator): its own hand; counts only for the other hand
+        and every deck; a setup choice once both duelists have made it."""
         ids = CARDS.ids
-        opp = 1 - player
         setup_done = self.phase != SETUP
         top = self.stack[-1] if self.stack else None
         prompt: dict[str, Any] | None = None
         if isinstance(top, list):
             prompt = {"kind": PROMPT_NAMES[top[0]], "player": top[1]}
-            if top[1] == player:
+            if top[1] == viewer:
                 prompt["args"] = top[2:]
         both_banned = self.bans[0] != -2 and self.bans[1] != -2
+        me = -1 if viewer is None else viewer
         return {
             "game": self.game,
-            "player": player,
+            "player": viewer,
             "phase": PHASE_NAMES[self.phase],
             "turn": self.turn,
             "active": self.active,
@@ -244,7 +246,7 @@ class WishState(WishRules):
             "characters": (
                 [ids[k] for k in self.char]
                 if self.char[0] >= 0
-                else [ids[k] if k >= 0 and p == player else None for p, k in enumerate(self.chosen)]
+                else [ids[k] if k >= 0 and p == viewer else None for p, k in enumerate(self.chosen)]
             ),
             "hp": self.hp,
             "max_hp": self.maxhp,
@@ -255,7 +257,7 @@ class WishState(WishRules):
             "buys": self.buys,
             "bought": bool(self.bought),
             "combat_damage": self.pool,
-            "hand": sorted(ids[c] for c in self.hand[player]),
+            "hand": sorted(ids[c] for c in self.hand[me]) if me >= 0 else None,
             "hand_sizes": [len(self.hand[0]), len(self.hand[1])],
             "deck_sizes": [len(self.deck[0]), len(self.deck[1])],
             "discards": [[ids[c] for c in self.disc[p]] for p in (0, 1)],
@@ -265,8 +267,35 @@ class WishState(WishRules):
             "neutral_pile_size": len(self.neutral),
             "market": self.market_view(),
             "prompt": prompt,
-            "selection_hand": sorted(ids[k] for k in self.sel[player]),
-            "opponent_selection_hand_size": len(self.sel[opp]),
+            "selection_hand": sorted(ids[k] for k in self.sel[me]) if me >= 0 else None,
+            "selection_hand_sizes": [len(self.sel[0]), len(self.sel[1])],
             "bans": [ids[b] if b >= 0 else None for b in self.bans] if both_banned else None,
-            "my_picks": [ids[c] for c in self.picks[player]],
+            "my_picks": [ids[c] for c in self.picks[me]] if me >= 0 else None,
         }
+
+    def project(self, action: Action, viewer: Viewer) -> dict[str, Any]:
+        """The log entry of `action` for `viewer`. Every card a duelist plays, buys, gains,
+        removes or discards is shown to all; a ban, a character choice or a Market pick is
+        secret from everyone but its maker until both duelists have made theirs (the
+        observation shows them then), so the others read only that one was made."""
+        if viewer == self.current_player:
+            return {"label": self.label(action), "action": action.to_json()}
+        secret = _SECRET_CHOICES.get(action.kind)
+        if secret is not None:
+            label, shown = secret
+            return {"label": label, "action": shown}
+        return {"label": self.label(action), "action": action.to_json()}
+
+    def resolve(self, move: Any, viewer: int) -> Action:
+        """The action `viewer` means by a move: WISH names cards by catalogue number and the
+        Market by slot, the same for every reader, so this only checks the move's shape."""
+        return resolve_move("metaversus", move, viewer)
+
+
+#: the setup choices each duelist makes unseen: kind -> (label, action) for everyone else
+_SECRET_CHOICES: dict[str, tuple[str, list[Any] | None]] = {
+    "ban": ("decide on a ban (shown once both duelists have)", None),
+    "noban": ("decide on a ban (shown once both duelists have)", None),
+    "choose": ("choose a character (shown once both duelists have)", ["choose", None]),
+    "pick": ("pick a Market card (shown once both duelists have)", ["pick", None]),
+}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.core.game import Game, Ruleset, register
 from engine.metax.cards import CATALOGUE
+from engine.metax.determinize import determinize
 from engine.metax.encoding import MetaXState
 from engine.metax.heuristic import heuristic
 from engine.metax.position import from_position, scenario_view
@@ -37,6 +38,7 @@ GAME = register(
         from_position=from_position,
         scenario_view=scenario_view,
         heuristic=heuristic,
+        determinize=determinize,
     )
 )
 

@@ -7,10 +7,38 @@ from typing import Any, Self
 from engine.core.actions import Action
 from engine.core.effects import EffectFrame
 from engine.core.prng import Prng
-from engine.core.state import pack_ints, pack_prng
+from engine.core.projection import Place, place, resolve_move
+from engine.core.state import Viewer, pack_ints, pack_prng
 from engine.metax.cards import STAT_NAMES
+from engine.metax.effects import DECK, MoveChoice
 from engine.metax.moves import MetaXRules
-from engine.metax.state import MP, P_CHOICE, P_EFFECT, PROMPT_NAMES
+from engine.metax.state import (
+    A_CARD,
+    A_DCARD,
+    A_DEF,
+    A_DONE,
+    A_LEAD,
+    A_LINK1,
+    A_LINK2,
+    A_STAT,
+    MP,
+    P_CHOICE,
+    P_EFFECT,
+    PROMPT_NAMES,
+)
+
+#: for each action kind, the positions of its arguments that name a card
+_CARD_ARGS: dict[str, tuple[int, ...]] = {
+    "bottom": (0,),
+    "play_character": (0,),
+    "play_event": (0,),
+    "push_effect": (0,),
+    "attack": (0, 1),
+    "team_attack": (0, 1, 3, 4),
+    "defend": (0, 1, 2),
+    "resolve": (0,),
+    "choose": (0,),
+}
 
 #: static string -> the start of `hash_bytes` (its length, then its bytes), built once per match
 _STATIC_PREFIX: dict[str, bytes] = {}
@@ -135,38 +163,86 @@ class MetaXState(MetaXRules):
         s.prng = Prng.from_state(data["prng"])
         return s
 
-    def observation(self, player: int) -> dict[str, Any]:
-        """What `player` sees: public zones, own hand; never the opponent's hand or deck order."""
+    # --- what a reader sees (docs/engine.md, "What a reader sees") -------------------------
+
+    def place(self, iid: int) -> str | None:
+        """Where every reader sees a card: `q.character.s`, `q.character.s.damage.k`,
+        `q.in-play.k` or `q.discard.k` (q the side of the table); None in a hand, a deck or
+        a VP pile."""
+        for q in (0, 1):
+            chars = self.chars[q]
+            if iid in chars:
+                return place(q, "character", chars.index(iid))
+            for s, dmg in enumerate(self.dmg[q]):
+                if iid in dmg:
+                    return place(q, "character", s, "damage", dmg.index(iid))
+            if iid in self.limbo[q]:
+                return place(q, "in-play", self.limbo[q].index(iid))
+            if iid in self.discards[q]:
+                return place(q, "discard", self.discards[q].index(iid))
+        return None
+
+    def card_at(self, where: Place) -> int:
+        """The instance at a place (see `place`), or -1 if no card is seen there."""
+        match where:
+            case (int(q), "character", int(s)) if s < 3:
+                return self.chars[q][s]
+            case (int(q), "character", int(s), "damage", int(k)) if s < 3:
+                return _at(self.dmg[q][s], k)
+            case (int(q), "in-play", int(k)):
+                return _at(self.limbo[q], k)
+            case (int(q), "discard", int(k)):
+                return _at(self.discards[q], k)
+        return -1
+
+    def public_id(self, iid: int, viewer: Viewer) -> int | str | None:
+        """The id `viewer` knows a card by: its own cards' instance ids, any other card's place,
+        None for a card hidden from the viewer (an int that is not a card stays as it is)."""
+        if not 0 <= iid < len(self.cards) or self.owner[iid] == viewer:
+            return iid
+        return self.place(iid)
+
+    def observation(self, viewer: Viewer) -> dict[str, Any]:
+        """What `viewer` sees (None: a spectator): public zones and its own hand, cards by
+        public id; never a hand but its own, a VP pile or a deck order."""
         cid = self.cards
+        owner = self.owner
+
+        def seen(zone: list[int], q: int, *path: str | int) -> list[list[Any]]:
+            return [
+                [i if owner[i] == viewer else place(q, *path, k), cid[i]]
+                for k, i in enumerate(zone)
+            ]
 
         def side(p: int) -> dict[str, Any]:
             return {
                 "mp": self.mp[p],
                 "deck_count": len(self.decks[p]),
                 "hand_count": len(self.hands[p]),
-                "hand": [[i, cid[i]] for i in self.hands[p]] if p == player else None,
-                "discard": [[i, cid[i]] for i in self.discards[p]],
+                "hand": [[i, cid[i]] for i in self.hands[p]] if p == viewer else None,
+                "discard": seen(self.discards[p], p, "discard"),
                 "vp_count": len(self.vps[p]),
-                "in_play": [[i, cid[i]] for i in self.limbo[p]],
+                "in_play": seen(self.limbo[p], p, "in-play"),
                 "characters": [
                     None
                     if c < 0
                     else {
-                        "iid": c,
+                        "id": c if owner[c] == viewer else place(p, "character", s),
                         "card": cid[c],
                         "pushed": bool(self.pushed[p][s]),
                         "entered_this_turn": self.entered[p][s] == self.turn,
-                        "damage": [[i, cid[i]] for i in self.dmg[p][s]],
+                        "damage": seen(self.dmg[p][s], p, "character", s, "damage"),
                         "stats": list(self.stats(c)),
                     }
                     for s, c in enumerate(self.chars[p])
                 ],
             }
 
+        ref = self.public_id
         top = self.stack[-1] if self.stack and not self.over else None
         obs: dict[str, Any] = {
             "game": "metax",
-            "player": player,
+            "player": viewer,
             "turn": self.turn,
             "active": self.active,
             "first": self.first,
@@ -175,14 +251,66 @@ class MetaXState(MetaXRules):
             "over": self.over,
             "winner": self.winner,
             "players": [side(0), side(1)],
-            "attacks": [list(a) for a in self.attacks],
+            "attacks": [
+                {
+                    "lead": ref(a[A_LEAD], viewer),
+                    "card": ref(a[A_CARD], viewer),
+                    "stat": STAT_NAMES[a[A_STAT]] if a[A_STAT] >= 0 else None,
+                    "links": [ref(x, viewer) for x in (a[A_LINK1], a[A_LINK2]) if x >= 0],
+                    "defender": ref(a[A_DEF], viewer) if a[A_DEF] >= 0 else None,
+                    "defense_card": ref(a[A_DCARD], viewer) if a[A_DCARD] >= 0 else None,
+                    "resolved": bool(a[A_DONE]),
+                }
+                for a in self.attacks
+            ],
         }
-        if top is not None and self.current_player == player:
-            obs["legal_actions"] = [a.to_json() for a in self.legal_actions()]
+        if top is not None and self.current_player == viewer:
+            obs["legal_actions"] = [m["action"] for m in self.legal_moves(viewer)]
         return obs
 
+    def project(self, action: Action, viewer: Viewer) -> dict[str, Any]:
+        """The log entry of `action` for `viewer`: card arguments as the viewer's ids (null for a
+        card it could not see); the acting player reads `label`, everyone else a label that
+        names no hidden card (a card put on the bottom, a card found in a deck)."""
+        kind, args = action.kind, action.args
+        cards = _CARD_ARGS.get(kind, ())
+        ref = self.public_id
+        shown = [ref(a, viewer) if i in cards else a for i, a in enumerate(args)]
+        try:  # (never `label`'s fallback, which prints instance ids)
+            label = (
+                self._label(action) if viewer == self.current_player else self._public_label(action)
+            )
+        except (IndexError, KeyError, AssertionError):
+            label = kind
+        return {"label": label, "action": [kind, *shown]}
+
+    def resolve(self, move: Any, viewer: int) -> Action:
+        """The action `viewer` means by a move in its ids (see `project`)."""
+        return resolve_move("metax", move, viewer, _CARD_ARGS, self.owner, self.card_at)
+
+    def _public_label(self, action: Action) -> str:
+        """The label of the acting player's action for anyone else: as `label`, but a card that
+        stays hidden is "a card"."""
+        k, a = action.kind, action.args
+        if k == "bottom":
+            if len(self.hands[self.current_player]) == 2:
+                return "puts the last two cards on the bottom of the deck"
+            return "puts a card on the bottom of the deck"
+        if k == "choose":
+            if not (self.stack and self.stack[-1][0] == P_CHOICE):
+                return "chooses"
+            step = self.pending_choice()[2]
+            if a[0] < 0:
+                pick = "nothing"
+            elif isinstance(step, MoveChoice) and step.source == DECK:
+                pick = "a card"  # found in the chooser's deck: it goes to their hand unseen
+            else:
+                pick = self.name(a[0])
+            return f'chooses {pick} for "{step.prompt().rstrip(":")}"'
+        return self._label(action)
+
     def label(self, action: Action) -> str:
-        """A human-readable description of an action in this state."""
+        """The referee's description of an action in this state (for transcripts and the CLI)."""
         try:
             return self._label(action)
         except (IndexError, KeyError, AssertionError):
@@ -228,10 +356,20 @@ class MetaXState(MetaXRules):
         return f"{k} {list(a)}"
 
 
+def _at(zone: list[int], k: int) -> int:
+    """The card at index k of a zone, or -1."""
+    return zone[k] if k < len(zone) else -1
+
+
 def static_string(cards: list[int], owner: list[int]) -> str:
     """The per-match static tables (`MetaXBoard.static`): `cards` and `owner` as "cid.owner"
     pairs joined by commas (-1 for an unused id)."""
-    return ",".join(f"{c}.{o}" for c, o in zip(cards, owner, strict=True))
+    pair = _PAIRS
+    return ",".join([pair[c][o] for c, o in zip(cards, owner, strict=True)])
+
+
+#: card number (-1: an unused id, the last row) -> owner -> "cid.owner", built once
+_PAIRS = [[f"{c}.0", f"{c}.1"] for c in (*range(len(MP)), -1)]
 
 
 def _parse_static(text: str) -> tuple[list[int], list[int]]:

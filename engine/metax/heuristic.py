@@ -17,7 +17,7 @@ def heuristic(state: GameState, player: int) -> float:
     Reads only what `player` may see: its own hand, the public zones (characters, their damage
     and state, attacks, MP) and counts (VP piles, deck and opponent hand sizes); never the
     opponent's hand or any deck order. Weights were tuned against the random bot on mirrored
-    starter decks.
+    starter decks, with the greedy bot's determinized lookahead.
     """
     assert isinstance(state, MetaXBoard)
     st = state
@@ -29,7 +29,9 @@ def heuristic(state: GameState, player: int) -> float:
             if c >= 0:
                 s += 3.0 + 0.5 * st.max_rank(c) - 1.0 * len(st.dmg[p][slot])
                 if not st.pushed[p][slot]:
-                    s += 1.5  # can defend (or attack next turn)
+                    # can defend (or attack next turn); 1.5 before the lookahead was
+                    # determinized, when the bot pushed a drawing character knowing its draw
+                    s += 1.0
         hand = st.hands[p]
         if p == player:
             battle_cards = sum(1 for i in hand if CARDS.kind[cards[i]] == BATTLE)

@@ -271,7 +271,7 @@ def _bottom(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
     _, iid = action
     hand = st.hands[p]
     if iid not in hand:
-        raise illegal("setup.mulligan-order", f"{iid} is not one of the cards being put back")
+        raise illegal("setup.mulligan-order", "that card is not one of the cards being put back")
     hand.remove(iid)
     st.decks[p].insert(0, iid)
     if len(hand) == 1:
@@ -285,7 +285,7 @@ def _bottom(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
 
 def _in_hand(st: MetaXBoard, p: int, iid: int, kind: int, rule: str, what: str) -> int:
     if iid not in st.hands[p]:
-        raise illegal(rule + ".not-in-hand", f"card {iid} is not in your hand")
+        raise illegal(rule + ".not-in-hand", "that card is not in your hand")
     cid = st.cards[iid]
     if KIND[cid] != kind:
         raise illegal(rule + ".wrong-kind", f"{NAME[cid]} is not {what}")
@@ -325,7 +325,7 @@ def _play_event(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
 
 def _own_character(st: MetaXBoard, p: int, iid: int, rule: str) -> int:
     if iid < 0 or iid not in st.chars[p]:
-        raise illegal(rule, f"{iid} is not a Character you control")
+        raise illegal(rule, "that card is not a Character you control")
     return st.chars[p].index(iid)
 
 
@@ -444,7 +444,7 @@ def _defend(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
         )
     attack = next((a for a in st.attacks if a[A_LEAD] == lead), None)
     if attack is None:
-        raise illegal("battle.no-such-attack", f"{lead} is not leading an attack")
+        raise illegal("battle.no-such-attack", "that card is not leading an attack")
     if attack[A_DEF] >= 0:
         raise illegal(
             "battle.one-defender-per-attack", f"{st.name(lead)}'s attack is already defended"
@@ -470,7 +470,7 @@ def _resolve(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
         (a for a in st.attacks if a[A_LEAD] == lead and a[A_DEF] >= 0 and not a[A_DONE]), None
     )
     if attack is None:
-        raise illegal("battle.no-such-battle", f"{lead} leads no unresolved defended attack")
+        raise illegal("battle.no-such-battle", "that card leads no unresolved defended attack")
     st.stack.pop()
     st.resolve_battle(attack)
     if not st.over:
@@ -483,8 +483,8 @@ def _choose(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
     if iid == -1:
         if not step.optional:
             raise illegal("choice.required", "this choice cannot be declined")
-    elif not step.accepts(st, frame, iid):
-        raise illegal("choice.invalid", f"{iid} is not one of the choices")
+    elif iid < 0 or not step.accepts(st, frame, iid):
+        raise illegal("choice.invalid", "that card is not one of the choices")
     stack = st.stack
     stack.pop()
     if resume_effect(st, effect, frame, iid) and not st.over:

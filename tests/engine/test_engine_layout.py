@@ -24,6 +24,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "setup": {"cards", "effects", "state", "encoding"},
     "position": {"cards", "effects", "state", "encoding", "setup"},
     "heuristic": {"cards", "effects", "state"},
+    "determinize": {"cards", "effects", "state", "encoding"},
     "__init__": {
         "cards",
         "effects",
@@ -33,6 +34,7 @@ MAY_IMPORT: dict[str, set[str]] = {
         "setup",
         "position",
         "heuristic",
+        "determinize",
     },
 }
 

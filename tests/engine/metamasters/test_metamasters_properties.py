@@ -105,9 +105,10 @@ def check_observation(s: MetaMastersState) -> None:
         )
         for slot in opp["actors"] + opp["specials"]:
             if slot is not None and not slot["face_up"]:
-                assert set(slot) <= {"iid", "face_up", "position", "links"}
+                assert set(slot) <= {"id", "face_up", "position", "links"}
+                assert isinstance(slot["id"], str)  # a place, never the instance id
         own = obs["players"][viewer]
-        assert [h["iid"] for h in own["hand"]] == s.hand[viewer]
+        assert [h["id"] for h in own["hand"]] == s.hand[viewer]
         assert isinstance(own["deck"], int)
 
 

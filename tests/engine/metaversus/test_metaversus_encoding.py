@@ -39,7 +39,7 @@ def test_observation_hides_setup_secrets() -> None:
     assert isinstance(s, WishState)
     obs = s.observation(1)
     assert obs["selection_hand"] == sorted(C.ids[k] for k in s.sel[1])
-    assert obs["opponent_selection_hand_size"] == 5 and "bans" in obs and obs["bans"] is None
+    assert obs["selection_hand_sizes"][0] == 5 and "bans" in obs and obs["bans"] is None
     s.apply(Action("noban"))
     assert s.observation(1)["bans"] is None
     s.apply(Action("noban"))
@@ -64,3 +64,35 @@ def test_labels_are_readable() -> None:
         and "buy Iron (slot 1, 3 Gems)" in labels
         and "end the buy phase" in labels
     )
+
+
+def test_setup_choices_stay_secret_until_both_duelists_made_them() -> None:
+    s = new_match("metaversus", GAME.starter_decks, 1)
+    assert isinstance(s, WishState)
+    ban = s.sel[0][0]
+    mine, theirs, crowd = s.project_all(Action("ban", (ban,)))
+    assert mine == {"label": f"ban {C.names[ban]}", "action": ["ban", ban]}
+    secret = {"label": "decide on a ban (shown once both duelists have)", "action": None}
+    assert theirs == crowd == secret == s.project(Action("noban"), 1)
+    s.apply(Action("ban", (ban,)))
+    assert s.observation(1)["bans"] is None and s.observation(None)["bans"] is None
+    s.apply(Action("noban"))
+    assert s.observation(1)["bans"] == [C.ids[ban], None]
+    pack = s.sel[0][0]
+    for reader in (1, None):
+        entry = s.project(Action("choose", (pack,)), reader)
+        assert entry["action"] == ["choose", None] and C.names[pack] not in entry["label"]
+    s.apply(Action("choose", (pack,)))
+    s.apply(Action("choose", (s.sel[1][0],)))
+    pick = next(a for a in s.legal_actions() if a.kind == "pick")
+    entry = s.project(pick, 1)
+    assert entry["action"] == ["pick", None] and C.names[pick.args[0]] not in entry["label"]
+
+
+def test_a_spectator_sees_neither_hand() -> None:
+    s = new_match("metaversus", GAME.starter_decks, 1)
+    crowd = s.observation(None)
+    assert crowd["player"] is None and crowd["selection_hand"] is None
+    assert crowd["hand"] is None and crowd["my_picks"] is None
+    assert crowd["selection_hand_sizes"] == [5, 5]
+    assert s.legal_moves(None) == []
