@@ -8,7 +8,9 @@ preferences, so stalling lines are explored too). Before the first action and af
   the same legal actions;
 - while running, some legal action exists, `current_player` is 0 or 1, and every legal action
   applies to a clone without an error; once over, none is listed;
-- both players' observations are JSON objects that survive a JSON round trip unchanged;
+- both players' and a spectator's observations are JSON objects that survive a JSON round
+  trip unchanged; the current player's legal moves (in its ids) are plain JSON and each
+  resolves back to its legal action;
 - the game's own `invariant_breaks()` is empty, and `card_count()` never changes once set;
 - at the end, the recorded transcript replays to the same final hash and outcome.
 
@@ -23,8 +25,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from engine import EngineError, GameState, Prng, Recorder, get_game, replay
+from engine import VIEWERS, EngineError, GameState, Prng, Recorder, get_game, replay
 from ledger.bench.pool import games_to_run, map_tasks
+from ledger.errors import MetaLedgerError
 
 #: matches per task handed to a worker process
 _CHUNK = 50
@@ -59,10 +62,18 @@ def check_state(state: GameState, cards: int | None) -> int | None:
                 state.clone().apply(action)
             except EngineError as exc:
                 raise InvariantBreak(f"legal action {action} does not apply: {exc}") from exc
-    for viewer in (0, 1):
+    for viewer in VIEWERS:
         obs = state.observation(viewer)
         _require(isinstance(obs, dict), "an observation is not an object")
         _require(json.loads(json.dumps(obs)) == obs, "an observation is not plain JSON")
+    if legal:
+        me = state.current_player
+        moves = state.legal_moves(me)
+        _require(json.loads(json.dumps(moves)) == moves, "the legal moves are not plain JSON")
+        _require(
+            [state.resolve(m["action"], me) for m in moves] == legal,
+            "a legal move does not resolve to its action",
+        )
     breaks = state.invariant_breaks()
     _require(not breaks, "; ".join(breaks))
     count = state.card_count()
@@ -103,19 +114,23 @@ def fuzz_range(game: str, start: int, stop: int) -> tuple[int, int, int, list[st
     return stop - start, breaks, crashes, examples
 
 
-def _tasks(games: int, names: list[str]) -> Iterator[tuple[str, int, int]]:
+def _tasks(first: int, games: int, names: list[str]) -> Iterator[tuple[str, int, int]]:
+    stop = first + games
     for name in names:
-        for start in range(0, games, _CHUNK):
-            yield name, start, min(games, start + _CHUNK)
+        for start in range(first, stop, _CHUNK):
+            yield name, start, min(stop, start + _CHUNK)
 
 
-def run(games: int = 100, jobs: int = 1, only: str | None = None) -> dict[str, Any]:
-    """Fuzz `games` matches per game on `jobs` processes; return the counts per game."""
+def run(games: int = 100, jobs: int = 1, only: str | None = None, first: int = 0) -> dict[str, Any]:
+    """Fuzz matches `first`..`first + games - 1` of each game on `jobs` processes; return the
+    counts per game (a long run can be split into ranges that add up)."""
     names = games_to_run(games, jobs, only)
-    tasks = list(_tasks(games, names))
+    if first < 0:
+        raise MetaLedgerError("first must be at least 0")
+    tasks = list(_tasks(first, games, names))
     start = time.perf_counter()
     results = map_tasks(fuzz_range, tasks, jobs)
-    out: dict[str, Any] = {"jobs": jobs}
+    out: dict[str, Any] = {"jobs": jobs, "first": first}
     for name in names:
         played = broken = crashed = 0
         examples: list[str] = []

@@ -52,15 +52,16 @@ def bench_balance(
 @app.command("fuzz-engine")
 def bench_fuzz_engine(
     games: int = typer.Option(100, help="random matches per game"),
+    first: int = typer.Option(0, help="index (and seed) of the first match: runs split in ranges"),
     jobs: int = typer.Option(1, help="worker processes"),
     game: str = typer.Option("", help="only this game (default: every game)"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """Random matches of every game with every invariant checked after every action: clone,
-    hash and JSON round trips, legal actions, observations, card counts, replay."""
+    hash and JSON round trips, legal actions, observations and moves, card counts, replay."""
     from ledger.bench import fuzz_engine as bench
 
-    _emit(bench.run(games=games, jobs=jobs, only=game or None), as_json)
+    _emit(bench.run(games=games, jobs=jobs, only=game or None, first=first), as_json)
 
 
 @app.command("gas")
