@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Protocol
 
 from engine.core.actions import Action
+from engine.core.catalogue import Catalogue
 from engine.core.errors import EngineError, Violation
 from engine.core.prng import Prng
 from engine.core.state import GameState
@@ -153,9 +155,40 @@ _LOADERS: dict[str, str] = {
 
 
 def register(game: Game) -> Game:
-    """Register a game (called by each game package's `GAME = register(Game(...))`)."""
+    """Register a game (`register_layout` does it for a game folder of the engine's layout)."""
     _GAMES[game.name] = game
     return game
+
+
+def register_layout(
+    title: str,
+    rulesets: tuple[Ruleset, ...],
+    catalogue: Catalogue,
+    state_class: type[GameState],
+    modules: tuple[ModuleType, ModuleType, ModuleType, ModuleType],
+    option_schema: Mapping[str, Any] = NO_OPTIONS,
+) -> Game:
+    """Build and register the Game of a game folder laid out as docs/engine.md says, from its
+    (setup, position, heuristic, determinize) modules; its name is the catalogue's game."""
+    setup, position, heuristic, determinize = modules
+    return register(
+        Game(
+            name=catalogue.game,
+            title=title,
+            rulesets=rulesets,
+            cards=catalogue.cards,
+            check_deck=setup.check_deck,
+            required_tokens=setup.required_tokens,
+            start=setup.new_match,
+            state_class=state_class,
+            from_position=position.from_position,
+            scenario_view=position.scenario_view,
+            heuristic=heuristic.heuristic,
+            determinize=determinize.determinize,
+            option_schema=option_schema,
+            bot_preferences=getattr(heuristic, "bot_preferences", None),
+        )
+    )
 
 
 def get_game(name: str) -> Game:

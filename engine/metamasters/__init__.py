@@ -1,19 +1,10 @@
 """MetaMasters TCG on the shared engine: registers the `metamasters` Game."""
 
-from engine.core.game import Game, Ruleset, register
+from engine.core.game import Ruleset, register_layout
+from engine.metamasters import determinize, heuristic, position, setup
 from engine.metamasters.cards import CATALOGUE
-from engine.metamasters.determinize import determinize
 from engine.metamasters.encoding import MetaMastersState
-from engine.metamasters.heuristic import bot_preferences, heuristic
-from engine.metamasters.position import from_position, scenario_view
-from engine.metamasters.setup import (
-    DEFAULT_OPTIONS,
-    STARTER_DECKS,
-    STARTER_DECKS_REV1,
-    check_deck,
-    new_match,
-    required_tokens,
-)
+from engine.metamasters.setup import DEFAULT_OPTIONS, STARTER_DECKS, STARTER_DECKS_REV1
 
 #: every ruleset the engine plays, oldest first (docs/rules-notes.md says what changed)
 RULESETS = (
@@ -49,23 +40,13 @@ OPTION_SCHEMA = {
     "additionalProperties": False,
 }
 
-GAME = register(
-    Game(
-        name="metamasters",
-        title="MetaMasters TCG",
-        rulesets=RULESETS,
-        cards=CATALOGUE.cards,
-        check_deck=check_deck,
-        required_tokens=required_tokens,
-        start=new_match,
-        state_class=MetaMastersState,
-        from_position=from_position,
-        scenario_view=scenario_view,
-        heuristic=heuristic,
-        determinize=determinize,
-        option_schema=OPTION_SCHEMA,
-        bot_preferences=bot_preferences,
-    )
+GAME = register_layout(
+    "MetaMasters TCG",
+    RULESETS,
+    CATALOGUE,
+    MetaMastersState,
+    (setup, position, heuristic, determinize),
+    OPTION_SCHEMA,
 )
 
 __all__ = ["GAME", "RULESETS", "RULESET_VERSION", "MetaMastersState"]

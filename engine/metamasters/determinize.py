@@ -8,26 +8,13 @@ from engine.core.sampling import dealt, picks
 from engine.core.state import GameState
 from engine.metamasters.cards import CARDS, K_ACTOR, K_SPECIAL, K_TOKEN
 from engine.metamasters.encoding import MetaMastersState
-from engine.metamasters.state import ATTACK, S_RESOLVE, Z_ACTOR, Z_DECK, Z_HAND, Z_SPECIAL
+from engine.metamasters.state import FIELD_FACTS, S_RESOLVE, Z_ACTOR, Z_DECK, Z_HAND, Z_SPECIAL
 
 #: what an unseen card of the opponent is drawn from (its deck list is private): any card of
 #: the catalogue but a Token in a hand or a deck, an Actor or a Special face-down in its zone
 _IN_HAND_OR_DECK = tuple(c.index for c in CARDS if c.kind != K_TOKEN)
 _ACTORS = tuple(c.index for c in CARDS if c.kind == K_ACTOR)
 _SPECIALS = tuple(c.index for c in CARDS if c.kind == K_SPECIAL)
-#: the facts of a card on the field, and their values off the field (`MetaMastersBoard._reset`)
-_FACTS = {
-    "faceup": 0,
-    "pos": ATTACK,
-    "set_at": -1,
-    "ego_mod": 0,
-    "int_mod": 0,
-    "attacked": 0,
-    "bonus_atk": 0,
-    "pos_changed": 0,
-    "pos_revert": 0,
-    "host": -1,
-}
 
 
 def determinize(state: GameState, viewer: int, prng: Prng) -> MetaMastersState:
@@ -54,7 +41,7 @@ def determinize(state: GameState, viewer: int, prng: Prng) -> MetaMastersState:
     ]
     face_down = [row[k] for row, k, _, _ in places]
     # a face-down card's facts stay with its place; a card in a hand or a deck has none
-    facts = [(getattr(s, name), default) for name, default in _FACTS.items()]
+    facts = [(getattr(s, name), default) for name, default in FIELD_FACTS.items()]
     kept = [[values[i] for values, _ in facts] for i in face_down]
     for i in face_down:
         for values, default in facts:

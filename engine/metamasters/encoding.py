@@ -14,6 +14,7 @@ from engine.metamasters.moves import MetaMastersRules
 from engine.metamasters.state import (
     ACTOR_ZONES,
     ATTACK,
+    FIELD_FACTS,
     PHASE_NAMES,
     PROMPT_NAMES,
     S_RESOLVE,
@@ -46,18 +47,6 @@ _CARD_ARGS: dict[str, tuple[int, ...]] = {
 _PILES = {Z_TRASH: "trash", Z_EXILE: "exile", Z_TOKEN: "token"}
 _PILE_LISTS = {"trash": "trash", "exile": "exile", "token": "tokens"}
 
-_PER_IID_FIELD = (
-    "faceup",
-    "pos",
-    "set_at",
-    "ego_mod",
-    "int_mod",
-    "attacked",
-    "bonus_atk",
-    "pos_changed",
-    "pos_revert",
-    "host",
-)
 _PER_PLAYER = ("hand", "deck", "actors", "specials", "links", "trash", "exile", "tokens")
 _SCALARS = (
     "turn",
@@ -134,7 +123,7 @@ class MetaMastersState(MetaMastersRules):
             "player1_from": self.owner.index(1) if 1 in self.owner else len(self.owner),
             "prng": self.prng.get_state(),
             "prompts": [list(p) for p in self.prompts],
-            # per instance on the field: iid, then the values named by _PER_IID_FIELD
+            # per instance on the field: iid, then the values named by FIELD_FACTS
             "field": [
                 [i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pr[i], ho[i]]
                 for i in on_field
@@ -167,7 +156,7 @@ class MetaMastersState(MetaMastersRules):
         Layout, all int64s but the PRNG words: the number of instances, the catalogue index of
         each, the owner of each; the PRNG words; the 12 values of `_SCALARS` in that order; the
         number of prompts, each as its three ints; the number of cards on the field, each as
-        its iid then the 10 values of `_PER_IID_FIELD`; then per player (0, then 1) the lists
+        its iid then the 10 values of `FIELD_FACTS`; then per player (0, then 1) the lists
         of `_PER_PLAYER`, each as its length then its ids; last, when the ruleset revision is
         not 1, the revision and `played_main1`.
         """
@@ -234,7 +223,7 @@ class MetaMastersState(MetaMastersRules):
                         s.zone[i] = code
         for entry in data["field"]:
             i = int(entry[0])
-            for name, value in zip(_PER_IID_FIELD, entry[1:], strict=True):
+            for name, value in zip(FIELD_FACTS, entry[1:], strict=True):
                 getattr(s, name)[i] = int(value)
         for name, value in zip(_SCALARS, data["scalars"], strict=True):
             setattr(s, name, bool(value) if name == "over" else int(value))

@@ -61,6 +61,20 @@ ZONE_LISTS = (
 ATTACK, DEFENSE = 0, 1
 ACTOR_ZONES = 3
 SPECIAL_ZONES = 3
+#: the per-instance facts of a card on the field, and their values off the field (`_reset`);
+#: encoding.py lays them out in this order
+FIELD_FACTS = {
+    "faceup": 0,
+    "pos": ATTACK,
+    "set_at": -1,
+    "ego_mod": 0,
+    "int_mod": 0,
+    "attacked": 0,
+    "bonus_atk": 0,
+    "pos_changed": 0,
+    "pos_revert": 0,
+    "host": -1,
+}
 
 
 class MetaMastersBoard(GameState):

@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-from engine.core.game import Game, Ruleset, register
+from engine.core.game import Ruleset, register_layout
+from engine.metaversus import determinize, heuristic, position, setup
 from engine.metaversus.cards import CARDS, CATALOGUE, CATALOGUE_REV1_HASH, DIFFICULTIES
-from engine.metaversus.determinize import determinize
 from engine.metaversus.encoding import WishState
-from engine.metaversus.heuristic import bot_preferences, heuristic
-from engine.metaversus.position import from_position, scenario_view
-from engine.metaversus.setup import (
-    DEFAULT_OPTIONS,
-    DEFAULT_OPTIONS_REV1,
-    SELECTIONS,
-    check_deck,
-    new_match,
-    required_tokens,
-)
+from engine.metaversus.setup import DEFAULT_OPTIONS, DEFAULT_OPTIONS_REV1, SELECTIONS
 
 #: both players bring every pack (the basic selection deals 5 character cards each)
 _ALL_PACKS = {CARDS.ids[p]: 1 for p in CARDS.packs[:5]}
@@ -51,23 +42,13 @@ RULESETS = (
     Ruleset("wish-guide-2", 2, CATALOGUE.hash, _STARTERS, DEFAULT_OPTIONS),
 )
 
-GAME = register(
-    Game(
-        name="metaversus",
-        title="MetaVersus WISH",
-        rulesets=RULESETS,
-        cards=CATALOGUE.cards,
-        check_deck=check_deck,
-        required_tokens=required_tokens,
-        start=new_match,
-        state_class=WishState,
-        from_position=from_position,
-        scenario_view=scenario_view,
-        heuristic=heuristic,
-        determinize=determinize,
-        option_schema=OPTION_SCHEMA,
-        bot_preferences=bot_preferences,
-    )
+GAME = register_layout(
+    "MetaVersus WISH",
+    RULESETS,
+    CATALOGUE,
+    WishState,
+    (setup, position, heuristic, determinize),
+    OPTION_SCHEMA,
 )
 
 __all__ = ["GAME", "RULESETS", "WishState"]

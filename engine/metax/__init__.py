@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from engine.core.game import Game, Ruleset, register
+from engine.core.game import Ruleset, register_layout
+from engine.metax import determinize, heuristic, position, setup
 from engine.metax.cards import CATALOGUE
-from engine.metax.determinize import determinize
 from engine.metax.encoding import MetaXState
-from engine.metax.heuristic import heuristic
-from engine.metax.position import from_position, scenario_view
-from engine.metax.setup import (
-    STARTER_DECKS,
-    STARTER_DECKS_REV1,
-    check_deck,
-    new_match,
-    required_tokens,
-)
+from engine.metax.setup import STARTER_DECKS, STARTER_DECKS_REV1
 
 #: every ruleset the engine plays, oldest first (docs/rules-notes.md says what changed)
 RULESETS = (
@@ -25,21 +17,8 @@ RULESETS = (
 )
 RULESET_VERSION = RULESETS[-1].version
 
-GAME = register(
-    Game(
-        name="metax",
-        title="MetaX TCG",
-        rulesets=RULESETS,
-        cards=CATALOGUE.cards,
-        check_deck=check_deck,
-        required_tokens=required_tokens,
-        start=new_match,
-        state_class=MetaXState,
-        from_position=from_position,
-        scenario_view=scenario_view,
-        heuristic=heuristic,
-        determinize=determinize,
-    )
+GAME = register_layout(
+    "MetaX TCG", RULESETS, CATALOGUE, MetaXState, (setup, position, heuristic, determinize)
 )
 
 __all__ = ["GAME", "RULESETS", "RULESET_VERSION", "MetaXState"]
