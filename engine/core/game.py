@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any, Protocol
 
 from engine.core.actions import Action
@@ -165,7 +164,7 @@ def register_layout(
     rulesets: tuple[Ruleset, ...],
     catalogue: Catalogue,
     state_class: type[GameState],
-    modules: tuple[ModuleType, ModuleType, ModuleType, ModuleType],
+    modules: tuple[Any, Any, Any, Any],
     option_schema: Mapping[str, Any] = NO_OPTIONS,
 ) -> Game:
     """Build and register the Game of a game folder laid out as docs/engine.md says, from its

@@ -23,6 +23,13 @@ def _unhex(text: str) -> list[int]:
     return list(bytes.fromhex(text))
 
 
+#: the label of each action that names nothing
+_FIXED_LABELS = {
+    "wish": "take a Wishing Star (skip to the Discard Phase)",
+    "skill": "cast the character's skill",
+}
+
+
 class WishState(WishRules):
     """A WISH match: the rules of state.py and moves.py, with their encodings."""
 
@@ -59,18 +66,9 @@ class WishState(WishRules):
                 *self.char,
             ],
             "zones": [
-                bytes(self.hand[0]).hex(),
-                bytes(self.hand[1]).hex(),
-                bytes(self.deck[0]).hex(),
-                bytes(self.deck[1]).hex(),
-                bytes(self.disc[0]).hex(),
-                bytes(self.disc[1]).hex(),
-                bytes(self.play[0]).hex(),
-                bytes(self.play[1]).hex(),
-                bytes(self.removed[0]).hex(),
-                bytes(self.removed[1]).hex(),
-                bytes(self.pile[0]).hex(),
-                bytes(self.pile[1]).hex(),
+                _hex(zone[q])
+                for zone in (self.hand, self.deck, self.disc, self.play, self.removed, self.pile)
+                for q in (0, 1)
             ],
             "neutral": _hex(self.neutral),
             "market": bytes([c + 1 for c in self.m_card] + self.m_stock + self.m_src).hex(),
@@ -199,11 +197,7 @@ class WishState(WishRules):
             return f"{k} {CARDS.names[a[0]]}"
         if k == "next":
             return f"end the {PHASE_NAMES[self.phase]} phase"
-        if k == "wish":
-            return "take a Wishing Star (skip to the Discard Phase)"
-        if k == "skill":
-            return "cast the character's skill"
-        return " ".join([k, *map(str, a)])
+        return _FIXED_LABELS.get(k) or " ".join([k, *map(str, a)])
 
     # ------------------------------------------------------------------ views
 

@@ -318,13 +318,12 @@ class MetaXState(MetaXRules):
 
     def _label(self, action: Action) -> str:
         k, a = action.kind, action.args
+        fixed = _FIXED_LABELS.get(k)
+        if fixed is not None:
+            return fixed
         n = self.name
         if k == "first_player":
             return f"player {a[0]} takes the first turn"
-        if k == "keep":
-            return "keeps the opening hand"
-        if k == "mulligan":
-            return "mulligans (five cards to the bottom, draws five)"
         if k == "bottom":
             return f"puts {n(a[0])} on the bottom of the deck"
         if k == "play_character":
@@ -333,19 +332,13 @@ class MetaXState(MetaXRules):
             return f"plays {n(a[0])} (pays {MP[self.cards[a[0]]]} MP)"
         if k == "push_effect":
             return f"pushes {n(a[0])} for its effect"
-        if k == "end_planning":
-            return "ends the planning step"
         if k == "attack":
             return f"attacks with {n(a[0])} playing {n(a[1])}"
         if k == "team_attack":
             links = " and ".join(n(x) for x in a[3:])
             return f"team attacks: {n(a[0])} leads with {n(a[1])} ({STAT_NAMES[a[2]]}), linking {links}"
-        if k == "end_attacks":
-            return "ends attack declarations"
         if k == "defend":
             return f"defends {n(a[1])}'s attack with {n(a[0])} playing {n(a[2])}"
-        if k == "end_defense":
-            return "assigns no more defenders"
         if k == "resolve":
             return f"resolves the battle of {n(a[0])}"
         if k == "choose":
@@ -354,6 +347,16 @@ class MetaXState(MetaXRules):
                 return f"{what} {n(a[0]) if a[0] >= 0 else 'nothing'}"
             return f"chooses {a[0]}"
         return f"{k} {list(a)}"
+
+
+#: the label of each action that names no card
+_FIXED_LABELS = {
+    "keep": "keeps the opening hand",
+    "mulligan": "mulligans (five cards to the bottom, draws five)",
+    "end_planning": "ends the planning step",
+    "end_attacks": "ends attack declarations",
+    "end_defense": "assigns no more defenders",
+}
 
 
 def _at(zone: list[int], k: int) -> int:
