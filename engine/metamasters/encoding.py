@@ -95,28 +95,27 @@ class MetaMastersState(MetaMastersRules):
 
     __slots__ = ()
 
+    def _field_rows(self) -> list[tuple[int, ...]]:
+        """Each card on the field (Actors, Specials, Links), by iid: the iid, then its values
+        of FIELD_FACTS in that order."""
+        a0, a1 = self.actors
+        s0, s1 = self.specials
+        on_field = [i for i in (*a0, *a1, *s0, *s1) if i >= 0]
+        on_field += self.links[0]
+        on_field += self.links[1]
+        on_field.sort()
+        f, po, sa, em, im, at, ba, pc, pv, ho = (getattr(self, name) for name in FIELD_FACTS)
+        return [
+            (i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pv[i], ho[i])
+            for i in on_field
+        ]
+
     def to_json(self) -> dict[str, Any]:
         """The whole state as JSON-able data.
 
         Per-instance facts are written only for cards on the field: every card that leaves the
         field is reset to the defaults, and `zone` is implied by the zone lists.
         """
-        on_field = [
-            i
-            for i in (*self.actors[0], *self.actors[1], *self.specials[0], *self.specials[1])
-            if i >= 0
-        ]
-        on_field += self.links[0]
-        on_field += self.links[1]
-        on_field.sort()
-        f, po, sa, em, im = self.faceup, self.pos, self.set_at, self.ego_mod, self.int_mod
-        at, ba, pc, pr, ho = (
-            self.attacked,
-            self.bonus_atk,
-            self.pos_changed,
-            self.pos_revert,
-            self.host,
-        )
         data = {
             "game": "metamasters",
             "cards": _card_ids(self.cid),
@@ -124,10 +123,7 @@ class MetaMastersState(MetaMastersRules):
             "prng": self.prng.get_state(),
             "prompts": [list(p) for p in self.prompts],
             # per instance on the field: iid, then the values named by FIELD_FACTS
-            "field": [
-                [i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pr[i], ho[i]]
-                for i in on_field
-            ],
+            "field": [list(row) for row in self._field_rows()],
             # per player: the zone lists named by _PER_PLAYER, in that order
             "zones": [[getattr(self, name)[q][:] for name in _PER_PLAYER] for q in (0, 1)],
             # the values named by _SCALARS, in that order
@@ -163,10 +159,7 @@ class MetaMastersState(MetaMastersRules):
         a0, a1 = self.actors
         s0, s1 = self.specials
         l0, l1 = self.links
-        on_field = [i for i in (*a0, *a1, *s0, *s1) if i >= 0]
-        on_field += l0
-        on_field += l1
-        on_field.sort()
+        rows = self._field_rows()
         prompts = self.prompts
         flat = [
             self.turn, self.active, self.phase, self.first, self.plays_used, self.extra_plays,
@@ -175,17 +168,9 @@ class MetaMastersState(MetaMastersRules):
         ]  # fmt: skip
         for pr in prompts:
             flat += pr
-        flat.append(len(on_field))
-        f, po, sa, em, im = self.faceup, self.pos, self.set_at, self.ego_mod, self.int_mod
-        at, ba, pc, pv, ho = (
-            self.attacked,
-            self.bonus_atk,
-            self.pos_changed,
-            self.pos_revert,
-            self.host,
-        )
-        for i in on_field:
-            flat += (i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pv[i], ho[i])
+        flat.append(len(rows))
+        for row in rows:
+            flat += row
         h0, h1 = self.hand
         d0, d1 = self.deck
         t0, t1 = self.trash
