@@ -90,3 +90,30 @@ def test_bad_arguments_are_refused() -> None:
             run(games=1, jobs=0)
         with pytest.raises(MetaLedgerError):
             run(games=1, only="chess")
+    with pytest.raises(MetaLedgerError):
+        fuzz_engine.run(games=1, first=-1)
+
+
+def test_fuzz_engine_ranges_add_up() -> None:
+    def counts(result: dict[str, object]) -> tuple[object, ...]:
+        figures = result["metaversus"]
+        assert isinstance(figures, dict)
+        return figures["games"], figures["invariant_breaks"], figures["crashes"]
+
+    whole = fuzz_engine.run(games=4, only="metaversus")
+    halves = [fuzz_engine.run(games=2, only="metaversus", first=f) for f in (0, 2)]
+    assert [h["first"] for h in halves] == [0, 2]
+    assert counts(whole) == (4, 0, 0)
+    assert [counts(h) for h in halves] == [(2, 0, 0), (2, 0, 0)]
+
+
+def test_fuzz_engine_counts_a_move_that_does_not_resolve(monkeypatch: pytest.MonkeyPatch) -> None:
+    resolve = MetaXState.resolve
+
+    def off_by_one(self: MetaXState, move: object, viewer: int) -> object:
+        action = resolve(self, move, viewer)
+        return action._replace(args=tuple(a + 1 for a in action.args)) if action.args else action
+
+    monkeypatch.setattr(MetaXState, "resolve", off_by_one)
+    _, breaks, _, examples = fuzz_engine.fuzz_range("metax", 0, 2)
+    assert breaks == 2 and "a legal move does not resolve to its action" in examples[0]
