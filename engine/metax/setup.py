@@ -244,15 +244,15 @@ STARTER_DECKS_REV1: tuple[dict[str, int], dict[str, int]] = (
 )
 
 
-def _traded(deck: dict[str, int], out: dict[str, int], into: dict[str, int]) -> dict[str, int]:
-    """`deck` with the copies in `out` taken out and those in `into` put in."""
+def _traded(deck: dict[str, int], out: tuple[str, ...], into: tuple[str, ...]) -> dict[str, int]:
+    """`deck` with a copy of each card of `out` taken out and one of each of `into` put in."""
     new = dict(deck)
-    for card_id, n in out.items():
-        new[card_id] -= n
+    for card_id in out:
+        new[card_id] -= 1
         if not new[card_id]:
             del new[card_id]
-    for card_id, n in into.items():
-        new[card_id] = new.get(card_id, 0) + n
+    for card_id in into:
+        new[card_id] = new.get(card_id, 0) + 1
     return new
 
 
@@ -262,13 +262,13 @@ _JL, _AT = STARTER_DECKS_REV1
 STARTER_DECKS: tuple[dict[str, int], dict[str, int]] = (
     _traded(  # Justice League & Lanterns: 15 Characters, 5 Events, 20 Battle Cards
         _JL,
-        out={"JL-001": 1, "JL-004": 1, "BM-001": 1, "EV-004": 1, "B-SPE-2": 1, "B-SPE-5": 1},
-        into={"GL-006": 1, "AT-004": 1, "AT-008": 1, "AT-009": 1, "BC-103": 1, "B-STR-5": 1},
+        out=("JL-001", "JL-004", "BM-001", "EV-004", "B-SPE-2", "B-SPE-5"),
+        into=("GL-006", "AT-004", "AT-008", "AT-009", "BC-103", "B-STR-5"),
     ),
     _traded(  # Attack on Titan & Gotham: 14 Characters, 7 Events, 19 Battle Cards
         _AT,
-        out={"AT-004": 1, "AT-008": 1, "AT-009": 1, "B-STR-5": 1, "B-STR-6": 1},
-        into={"JL-001": 1, "JL-004": 1, "BM-001": 1, "EV-004": 1, "BC-103": 1},
+        out=("AT-004", "AT-008", "AT-009", "B-STR-4", "B-STR-5", "B-STR-6", "B-INT-5"),
+        into=("JL-001", "JL-004", "BM-001", "EV-004", "BC-103", "B-STR-2", "B-INT-2"),
     ),
 )
 

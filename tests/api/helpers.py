@@ -79,7 +79,7 @@ def commit_and_reveal(players: list[Player], match_id: str) -> dict[str, Any]:
 
 
 def play_out(players: dict[int, Player], match_id: str, max_moves: int = 5000) -> dict[str, Any]:
-    """Play the first legal action for whoever's turn it is until the match ends."""
+    """Play the first legal action (not a position change) for the player to move, to the end."""
     m = players[0].get(f"/matches/{match_id}").json()
     seat, version, status = m["current_player"], m["version"], m["status"]
     legal: list[dict[str, Any]] = []
@@ -90,8 +90,11 @@ def play_out(players: dict[int, Player], match_id: str, max_moves: int = 5000) -
             view = players[seat].get(f"/matches/{match_id}/view").json()
             legal, version = view["legal_actions"], view["match"]["version"]
         assert legal, "the player to move has no legal action"
+        # MetaMasters (ruleset 2) sets no limit on position changes: always taking the first
+        # legal action would switch one Actor back and forth for ever
+        move = next((m for m in legal if m["action"][0] != "position"), legal[0])
         r = players[seat].post(
-            f"/matches/{match_id}/actions", {"action": legal[0]["action"], "version": version}
+            f"/matches/{match_id}/actions", {"action": move["action"], "version": version}
         )
         assert r.status_code == 200, r.text
         out = r.json()

@@ -33,7 +33,7 @@ PINNED_START = {
     (
         "metax",
         "metax/2018.06-2",
-    ): "273cdd2dc081cad769ed5a0ff4d5f2fe889d973195c63c75ced5932706956e9e",
+    ): "1ea5e104e805702e74769456f13e1dc9a776f3da025f90d9f81536311d078282",
     (
         "metaversus",
         "wish-guide-1",
