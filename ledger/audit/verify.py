@@ -39,7 +39,12 @@ from ledger.protocol.signedmoves import (
 from ledger.protocol.tokenids import token_id
 
 #: the result's end_reason for each way a replay ends
-END_REASONS = {"rules": "completed", "resign": "resign", "timeout": "timeout"}
+END_REASONS = {
+    "rules": "completed",
+    "engine-limit": "engine-limit",
+    "resign": "resign",
+    "timeout": "timeout",
+}
 #: what format-1 bundles are reported as by the checks of signed transcripts
 UNSIGNED = "not applicable: moves not signed by players (format 1)"
 
@@ -433,8 +438,10 @@ class _Verifier:
             if outcome.winner is None
             else f"seat {outcome.winner} ({to_checksum_address(winner)}) wins"
         )
-        if outcome.end_reason != "rules":
+        if outcome.end_reason in ("resign", "timeout"):
             who += f" by the other seat's {outcome.end_reason}"
+        elif outcome.end_reason != "rules":
+            who += f" ({outcome.end_reason})"
         _require(
             self.b["result"]["end_reason"] == END_REASONS[outcome.end_reason],
             f"the bundle's end_reason {self.b['result']['end_reason']!r} is not the replay's "

@@ -36,6 +36,7 @@ from engine import (
     Game,
     GameState,
     IllegalAction,
+    end_reason_of,
     make_bot,
 )
 from ledger.catalogue.service import load_game, token_ids
@@ -444,7 +445,9 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
     assert seats[0].seed_secret and seats[1].seed_secret
     seed = derive_seed(match.operator_secret, seats[0].seed_secret, seats[1].seed_secret)
     try:
-        state = game.new_match((seats[0].cards, seats[1].cards), seed, match.options)
+        state = game.new_match(
+            (seats[0].cards, seats[1].cards), seed, match.options, match.ruleset_version
+        )
     except EngineError as exc:
         # never leave the match seeding (holding both decks' copies): cancel it, and say so
         _cancel(db, match, MatchStatus.SEEDING, "engine-refused")
@@ -595,7 +598,9 @@ def _save_progress(
         ) from None
     _sync(match, values)
     if state.is_over:
-        _finish(db, ctx, match, seats, state, winner_seat=state.winner, reason="completed")
+        # a match the engine's safety cap ended is a draw reported as an engine limit
+        reason = "engine-limit" if end_reason_of(state) == "engine-limit" else "completed"
+        _finish(db, ctx, match, seats, state, winner_seat=state.winner, reason=reason)
     else:
         cache, match_id = ctx.cache, match.id
         after_commit(db, lambda: cache.put(match_id, new, state))
