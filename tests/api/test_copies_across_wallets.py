@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import httpx
@@ -13,7 +14,7 @@ from ledger.catalogue.service import token_id
 from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from tests.api.conftest import PLAYER_KEYS, mint, transfer
-from tests.api.helpers import Player, commit_and_reveal, register_deck, sign_in
+from tests.api.helpers import Player, commit_and_reveal, commit_body, register_deck, sign_in
 
 pytestmark = pytest.mark.chain
 GAME = "metamasters"
@@ -88,3 +89,39 @@ def test_a_free_copy_sent_from_a_wallet_in_a_live_match_does_not_block(
     started = commit_and_reveal([b], created.json()["id"])
     assert started["status"] == "active", started
     assert a.get(f"/matches/{match_id}").json()["status"] == "active"
+
+
+def test_a_match_start_refuses_copies_another_live_match_holds(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    game = get_game(GAME)
+    deck = dict(game.starter_decks[0])
+    needs = game.required_tokens(deck)
+    card = sorted(needs)[0]
+    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
+    mint(
+        anvil,
+        deployment,
+        {
+            a.address: {(GAME, c): n - (1 if c == card else 0) for c, n in needs.items()},
+            b.address: {(GAME, c): n for c, n in needs.items()},
+        },
+    )
+    b_deck = register_deck(b, GAME, deck)  # B's deck is checked while B holds every copy
+    transfer(anvil, deployment, PLAYER_KEYS[1], a.address, token_id(GAME, card), 1)
+    a_deck = register_deck(a, GAME, deck)
+    held = a.post("/matches", {"game": GAME, "deck_id": a_deck["id"], "opponent": "bot"})
+    assert commit_and_reveal([a], held.json()["id"])["status"] == "active"
+    transfer(anvil, deployment, PLAYER_KEYS[0], b.address, token_id(GAME, card), 1)
+    created = b.post("/matches", {"game": GAME, "deck_id": b_deck["id"], "opponent": "bot"})
+    assert created.status_code == 201, created.text  # the deck's own check saw B's copies
+    match_id = created.json()["id"]
+    b.secrets[match_id] = secrets.token_bytes(32)
+    commit = b.post(f"/matches/{match_id}/commit", commit_body(b, match_id, b.secrets[match_id]))
+    assert commit.status_code == 200, commit.text
+    r = b.post(f"/matches/{match_id}/reveal", {"secret": "0x" + b.secrets[match_id].hex()})
+    assert r.status_code == 409, r.text
+    assert r.json()["type"].endswith("/copies-committed")
+    assert held.json()["id"] in r.json()["detail"] and card in r.json()["detail"]
+    gone = b.get(f"/matches/{match_id}").json()
+    assert (gone["status"], gone["end_reason"]) == ("cancelled", "copies-committed")
