@@ -43,11 +43,13 @@ from ledger.catalogue.service import load_game, token_ids
 from ledger.db import after_commit, keep_on_refusal
 from ledger.db.models import DeckCommitment, Match, MatchAction, MatchSeat, MatchStatus, utcnow
 from ledger.decks import repository as decks_repo
+from ledger.decks.received import held_copies_received
 from ledger.decks.service import (
     check_rules,
     get_deck,
     live_requirements,
     read_holdings,
+    refuse_held_elsewhere,
     shortfalls,
 )
 from ledger.errors import (
@@ -429,8 +431,16 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
     ids = token_ids(game.name)
     for s, need, held in zip(humans, needs, helds, strict=True):
         committed = live_requirements(db, game, s.address, exclude_match=match.id)
-        for entry in shortfalls(need, held, committed, ids):
+        received = held_copies_received(db, ctx, game, s.address, need, pin, match.id)
+        for entry in shortfalls(need, held, committed, ids, received):
             problems.append({"seat": s.seat, "address": s.address, **entry})
+    if problems and all(
+        p.get("held_by_matches") and p["needed"] + p["committed_elsewhere"] <= p["held"]
+        for p in problems
+    ):
+        _cancel(db, match, MatchStatus.SEEDING, "copies-committed")
+        keep_on_refusal(db)  # the cancellation stands
+        refuse_held_elsewhere(problems, pin)
     if problems:
         _cancel(db, match, MatchStatus.SEEDING, "ownership-changed")
         keep_on_refusal(db)  # the cancellation stands
