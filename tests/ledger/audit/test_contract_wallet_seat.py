@@ -11,15 +11,14 @@ from typing import Any
 import httpx
 import pytest
 
-from engine import get_game
 from ledger.audit.verify import verify_bundle
 from ledger.chain.contracts import eip1271_accepts
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
 from ledger.devstack.anvil import AnvilNode
 from ledger.protocol.hexcodec import from_hex
-from tests.api.conftest import PLAYER_KEYS, mint
-from tests.api.helpers import acknowledge, commit_body, play_out, register_deck, sign_in
+from tests.api.conftest import seat_duel
+from tests.api.helpers import acknowledge, commit_body, play_out
 from tests.api.test_auth import ALWAYS_VALID_1271, NEVER_VALID_1271
 from tests.ledger.anchor_support import anchor_pending
 
@@ -40,20 +39,7 @@ def _contract_wallet_bundle(
     """A MetaX match whose seat 0 is a contract wallet (ALWAYS_VALID_1271 code when it commits
     with OPAQUE_SIGNATURE) against an EOA, played out, acknowledged, and anchored while seat 0
     runs `code_at_anchoring`; then seat 0's code becomes `code_after`. Its bundle."""
-    game = get_game("metax")
-    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
-    decks = [dict(game.starter_decks[0]), dict(game.starter_decks[1])]
-    mint(
-        anvil,
-        deployment,
-        {
-            p.address: {(game.name, c): n for c, n in game.required_tokens(d).items()}
-            for p, d in zip((a, b), decks, strict=True)
-        },
-    )
-    d0, d1 = register_deck(a, game.name, decks[0]), register_deck(b, game.name, decks[1])
-    match_id = a.post("/matches", {"game": game.name, "deck_id": d0["id"]}).json()["id"]
-    assert b.post(f"/matches/{match_id}/join", {"deck_id": d1["id"]}).status_code == 200
+    a, b, match_id, _decks = seat_duel(client, anvil, deployment, "metax")
 
     anvil.rpc("anvil_setCode", a.address, ALWAYS_VALID_1271)
     for p in (a, b):
