@@ -94,6 +94,8 @@ class CardOut(BaseModel):
     kind: str
     token_id: str
     data: dict[str, Any]
+    metadata_url: str = Field(description="its ERC-1155 metadata JSON (CardToken.uri)")
+    image_url: str = Field(description="its card face (SVG)")
 
 
 class HoldingOut(BaseModel):
@@ -106,6 +108,8 @@ class HoldingOut(BaseModel):
     name: str
     token_id: str
     balance: int
+    metadata_url: str = Field(description="its ERC-1155 metadata JSON (CardToken.uri)")
+    image_url: str = Field(description="its card face (SVG)")
 
 
 class CollectionOut(BaseModel):

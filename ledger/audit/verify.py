@@ -38,7 +38,12 @@ from ledger.protocol.signedmoves import (
 from ledger.protocol.tokenids import token_id
 
 #: the result's end_reason for each way a replay ends
-END_REASONS = {"rules": "completed", "resign": "resign", "timeout": "timeout"}
+END_REASONS = {
+    "rules": "completed",
+    "engine-limit": "engine-limit",
+    "resign": "resign",
+    "timeout": "timeout",
+}
 #: what format-1 bundles are reported as by the checks of signed transcripts
 UNSIGNED = "not applicable: moves not signed by players (format 1)"
 
@@ -432,8 +437,10 @@ class _Verifier:
             if outcome.winner is None
             else f"seat {outcome.winner} ({to_checksum_address(winner)}) wins"
         )
-        if outcome.end_reason != "rules":
+        if outcome.end_reason in ("resign", "timeout"):
             who += f" by the other seat's {outcome.end_reason}"
+        elif outcome.end_reason != "rules":
+            who += f" ({outcome.end_reason})"
         _require(
             self.b["result"]["end_reason"] == END_REASONS[outcome.end_reason],
             f"the bundle's end_reason {self.b['result']['end_reason']!r} is not the replay's "
@@ -778,8 +785,7 @@ def verify_bundle(
 def run_checks(
     bundle: dict[str, Any], rpc: JsonRpc, leaves: list[dict[str, Any]] | None = None
 ) -> list[Check]:
-    """Every check on `bundle` over an open transport (the bulk audit passes one that it shares
-    between bundles); one Check per name in CHECKS."""
+    """Every check on `bundle` over an open (possibly shared) transport, one per CHECKS name."""
     try:
         check_shape(bundle)
         verifier = _Verifier(bundle, rpc, leaves)

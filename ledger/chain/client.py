@@ -1,13 +1,13 @@
 """The API's chain reads over the one transport: the deployment checked against the node, the
 head block as the pin of ownership checks (reused for `head_ttl` seconds), pinned
-`balanceOfBatch` reads, block hashes, and EIP-1271 checks of contract wallets."""
+`balanceOfBatch` reads, transfer logs, block hashes, and EIP-1271 checks of contract wallets."""
 
 from __future__ import annotations
 
 import threading
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from eth_utils import to_checksum_address
 
@@ -113,6 +113,11 @@ class ChainClient:
         """`balanceOfBatch(owners, token_ids)` in ONE eth_call, pinned to `block` by hash
         (EIP-1898), shared with the reads other threads make at the same block meanwhile."""
         return self._reads.balances(owners, token_ids, block)
+
+    def transfers(self, from_block: int, to_block: int) -> list[dict[str, Any]]:
+        """The CardToken's TransferSingle / TransferBatch rows in [from_block, to_block], read in
+        eth_getLogs chunks, in log order."""
+        return self.token.transfers(from_block, to_block)
 
     def is_valid_signature_1271(self, wallet: str, digest: bytes, signature: bytes) -> bool:
         """EIP-1271: whether contract `wallet` accepts `signature` over `digest` (a revert or any

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy import select as select_columns
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
@@ -13,7 +14,7 @@ from ledger.db.models import (
     MatchSeat,
     Wallet,
 )
-from ledger.db.models.matches import LIVE_STATUSES
+from ledger.db.models.matches import LIVE_STATUSES, MatchStatus
 
 
 def add_deck(db: Session, deck: DeckCommitment) -> None:
@@ -63,3 +64,30 @@ def lock_wallet(db: Session, address: str) -> None:
         .where(col(Wallet.address) == address)
         .values(lock_version=Wallet.lock_version + 1)
     )
+
+
+def started_seat_cards(
+    db: Session, *, game: str
+) -> list[tuple[str, str, int, str, dict[str, int]]]:
+    """(match id, address, pinned block number, its hash, deck list) of every human seat of an
+    active (started, so pinned) match of `game`."""
+    query = (
+        select_columns(
+            col(Match.id),
+            col(MatchSeat.address),
+            col(Match.ownership_block),
+            col(Match.ownership_block_hash),
+            col(MatchSeat.cards),
+        )
+        .join(Match, col(Match.id) == col(MatchSeat.match_id))
+        .where(
+            col(MatchSeat.is_bot).is_(False),
+            col(Match.game) == game,
+            col(Match.status) == MatchStatus.ACTIVE.value,
+            col(Match.ownership_block).is_not(None),
+        )
+    )
+    return [
+        (str(m), str(a), int(n), str(h), dict(cards))
+        for m, a, n, h, cards in db.execute(query).all()
+    ]

@@ -1,5 +1,6 @@
 """Deck commitments: deck rules (engine) -> ownership at a pinned block (one balanceOfBatch)
--> copies free of the owner's other live matches -> a stored commitment."""
+-> copies free of the owner's other live matches and of other wallets' live matches (copies
+received from a wallet whose started match holds them, see `received`) -> a stored commitment."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from ledger.catalogue.service import load_game, token_ids
 from ledger.chain.transport import BlockRef
 from ledger.db.models import DeckCommitment, utcnow
 from ledger.decks import repository as repo
-from ledger.errors import DeckRejected, Forbidden, InvalidInput, NotFound, NotOwned
+from ledger.decks.received import held_copies_received
+from ledger.errors import CopiesCommitted, DeckRejected, Forbidden, InvalidInput, NotFound, NotOwned
 from ledger.protocol.decks import canonical_cards, deck_hash
 from ledger.protocol.hexcodec import uint256_hex
 from ledger.runtime.context import Context
@@ -36,23 +38,49 @@ def shortfalls(
     held: Mapping[str, int],
     committed: Mapping[str, int],
     ids: Mapping[str, int],
+    received: Mapping[str, Mapping[str, int]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every card where needed + committed elsewhere > held, with the figures."""
+    """Every card where needed + committed elsewhere + copies other wallets' live matches hold
+    (`received`: card -> {match id: copies}) > held, with the figures."""
     out = []
     for card, needed in sorted(required.items()):
         have = held.get(card, 0)
         other = committed.get(card, 0)
-        if needed + other > have:
-            out.append(
-                {
-                    "card": card,
-                    "token_id": uint256_hex(ids[card]) if card in ids else None,
-                    "needed": needed,
-                    "held": have,
-                    "committed_elsewhere": other,
-                }
-            )
+        holding = dict((received or {}).get(card, {}))
+        if needed + other + sum(holding.values()) > have:
+            entry: dict[str, Any] = {
+                "card": card,
+                "token_id": uint256_hex(ids[card]) if card in ids else None,
+                "needed": needed,
+                "held": have,
+                "committed_elsewhere": other,
+            }
+            if holding:
+                entry["held_by_matches"] = [
+                    {"match_id": m, "copies": n} for m, n in sorted(holding.items())
+                ]
+            out.append(entry)
     return out
+
+
+def refuse_held_elsewhere(short: list[dict[str, Any]], pin: BlockRef) -> None:
+    """CopiesCommitted naming the card and the match holding it, if copies another wallet's
+    live match holds are what the shortfall comes to (a plain shortfall is the caller's)."""
+    held = [
+        e
+        for e in short
+        if e.get("held_by_matches") and e["needed"] + e["committed_elsewhere"] <= e["held"]
+    ]
+    if held:
+        first = held[0]
+        raise CopiesCommitted(
+            f"{first['card']} copies were received from a wallet whose live match "
+            f"{first['held_by_matches'][0]['match_id']} holds them; they are free once it ends "
+            f"({len(held)} card(s), balances as of block {pin.number})",
+            cards=held,
+            block_number=pin.number,
+            block_hash=pin.hash,
+        )
 
 
 def check_rules(
@@ -105,7 +133,9 @@ def register_deck(
     pin = ctx.chain.head()
     (held,) = read_holdings(ctx, [(owner, required)], game.name, pin)
     committed = live_requirements(db, game, owner)
-    short = shortfalls(required, held, committed, token_ids(game.name))
+    received = held_copies_received(db, ctx, game, owner, required, pin)
+    short = shortfalls(required, held, committed, token_ids(game.name), received)
+    refuse_held_elsewhere(short, pin)
     if short:
         raise NotOwned(
             f"{owner} does not hold {len(short)} of the deck's cards free of other live matches at block {pin.number}",

@@ -36,17 +36,20 @@ from engine import (
     Game,
     GameState,
     IllegalAction,
+    end_reason_of,
     make_bot,
 )
 from ledger.catalogue.service import load_game, token_ids
 from ledger.db import after_commit, keep_on_refusal
 from ledger.db.models import DeckCommitment, Match, MatchAction, MatchSeat, MatchStatus, utcnow
 from ledger.decks import repository as decks_repo
+from ledger.decks.received import held_copies_received
 from ledger.decks.service import (
     check_rules,
     get_deck,
     live_requirements,
     read_holdings,
+    refuse_held_elsewhere,
     shortfalls,
 )
 from ledger.errors import (
@@ -440,8 +443,16 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
     ids = token_ids(game.name)
     for s, need, held in zip(humans, needs, helds, strict=True):
         committed = live_requirements(db, game, s.address, exclude_match=match.id)
-        for entry in shortfalls(need, held, committed, ids):
+        received = held_copies_received(db, ctx, game, s.address, need, pin, match.id)
+        for entry in shortfalls(need, held, committed, ids, received):
             problems.append({"seat": s.seat, "address": s.address, **entry})
+    if problems and all(
+        p.get("held_by_matches") and p["needed"] + p["committed_elsewhere"] <= p["held"]
+        for p in problems
+    ):
+        _cancel(db, match, MatchStatus.SEEDING, "copies-committed")
+        keep_on_refusal(db)  # the cancellation stands
+        refuse_held_elsewhere(problems, pin)
     if problems:
         _cancel(db, match, MatchStatus.SEEDING, "ownership-changed")
         keep_on_refusal(db)  # the cancellation stands
@@ -456,7 +467,9 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
     assert seats[0].seed_secret and seats[1].seed_secret
     seed = derive_seed(match.operator_secret, seats[0].seed_secret, seats[1].seed_secret)
     try:
-        state = game.new_match((seats[0].cards, seats[1].cards), seed, match.options)
+        state = game.new_match(
+            (seats[0].cards, seats[1].cards), seed, match.options, match.ruleset_version
+        )
     except EngineError as exc:
         # never leave the match seeding (holding both decks' copies): cancel it, and say so
         _cancel(db, match, MatchStatus.SEEDING, "engine-refused")
@@ -607,7 +620,9 @@ def _save_progress(
         ) from None
     _sync(match, values)
     if state.is_over:
-        _finish(db, ctx, match, seats, state, winner_seat=state.winner, reason="completed")
+        # a match the engine's safety cap ended is a draw reported as an engine limit
+        reason = "engine-limit" if end_reason_of(state) == "engine-limit" else "completed"
+        _finish(db, ctx, match, seats, state, winner_seat=state.winner, reason=reason)
     else:
         cache, match_id = ctx.cache, match.id
         after_commit(db, lambda: cache.put(match_id, new, state))

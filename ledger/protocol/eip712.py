@@ -47,6 +47,9 @@ _DOMAIN_TYPEHASH = keccak(
     b"EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
 )
 
+#: the EIP712Domain type of every MetaLedger domain
+DOMAIN_FIELDS = _DOMAIN_FIELDS
+
 MATCH_RESULT_FIELDS: list[dict[str, str]] = [
     {"name": "matchId", "type": "bytes32"},
     {"name": "game", "type": "string"},
@@ -72,6 +75,7 @@ OFFER_FIELDS: list[dict[str, str]] = [
     {"name": "expiry", "type": "uint64"},
     {"name": "nonce", "type": "uint256"},
 ]
+OFFER_WITHDRAWAL_FIELDS: list[dict[str, str]] = [{"name": "offerHash", "type": "bytes32"}]
 
 
 def type_string(name: str, struct_fields: list[dict[str, str]]) -> bytes:
@@ -81,6 +85,7 @@ def type_string(name: str, struct_fields: list[dict[str, str]]) -> bytes:
 
 MATCH_RESULT_TYPEHASH = keccak(type_string("MatchResult", MATCH_RESULT_FIELDS))
 OFFER_TYPEHASH = keccak(type_string("Offer", OFFER_FIELDS))
+OFFER_WITHDRAWAL_TYPEHASH = keccak(type_string("OfferWithdrawal", OFFER_WITHDRAWAL_FIELDS))
 
 
 def _word(kind: str, value: Any) -> bytes:
@@ -235,12 +240,60 @@ class Offer:
         )
 
     def as_message(self) -> dict[str, Any]:
-        """The struct as an EIP-712 message dict."""
-        return dict(zip((f["name"] for f in OFFER_FIELDS), self.as_tuple(), strict=True))
+        """The struct as an EIP-712 message dict, every uint256 as a decimal string (JSON
+        numbers lose precision above 2**53; `eth_signTypedData_v4` wallets accept strings)."""
+        message: dict[str, Any] = {}
+        for f, value in zip(OFFER_FIELDS, self.as_tuple(), strict=True):
+            if f["type"] == "uint256[]":
+                value = [str(v) for v in value]
+            elif f["type"] == "uint256":
+                value = str(value)
+            message[f["name"]] = value
+        return message
+
+    @classmethod
+    def from_message(cls, message: dict[str, Any]) -> Offer:
+        """Build from an EIP-712 message dict (numbers as ints or decimal strings); the inverse
+        of `as_message`. Values are taken as given: the caller checks their ranges."""
+        return cls(
+            maker=message["maker"],
+            taker=message["taker"],
+            given_ids=tuple(int(v) for v in message["givenIds"]),
+            given_amounts=tuple(int(v) for v in message["givenAmounts"]),
+            asked_ids=tuple(int(v) for v in message["askedIds"]),
+            asked_amounts=tuple(int(v) for v in message["askedAmounts"]),
+            asked_wei=int(message["askedWei"]),
+            expiry=int(message["expiry"]),
+            nonce=int(message["nonce"]),
+        )
 
     def struct_hash(self) -> bytes:
         """EIP-712 hashStruct(Offer)."""
         return hash_struct(OFFER_TYPEHASH, OFFER_FIELDS, self.as_tuple())
+
+
+@dataclass(frozen=True, slots=True)
+class OfferWithdrawal:
+    """A maker's off-chain withdrawal of an offer from the book (EIP-712 struct
+    `OfferWithdrawal(bytes32 offerHash)`, in the CardExchange domain). Only the book reads it: the
+    signed offer itself stays fillable on-chain until its nonce is cancelled."""
+
+    PRIMARY_TYPE: ClassVar[str] = "OfferWithdrawal"
+    FIELDS: ClassVar[list[dict[str, str]]] = OFFER_WITHDRAWAL_FIELDS
+    DOMAIN_NAME: ClassVar[str] = OFFER_DOMAIN_NAME
+
+    offer_hash: bytes
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "offer_hash", bytes32(self.offer_hash, "offer_hash"))
+
+    def as_message(self) -> dict[str, Any]:
+        """The struct as an EIP-712 message dict."""
+        return {"offerHash": to_hex(self.offer_hash)}
+
+    def struct_hash(self) -> bytes:
+        """EIP-712 hashStruct(OfferWithdrawal)."""
+        return hash_struct(OFFER_WITHDRAWAL_TYPEHASH, OFFER_WITHDRAWAL_FIELDS, (self.offer_hash,))
 
 
 def domain(name: str, chain_id: int, verifying_contract: str) -> dict[str, Any]:
@@ -291,11 +344,27 @@ class Struct(Protocol):
 
 def typed_data(struct: Struct, chain_id: int, contract: str) -> dict[str, Any]:
     """The full EIP-712 typed data of a struct for its contract (eth_signTypedData_v4, bundles)."""
+    return typed_data_of(
+        struct.PRIMARY_TYPE,
+        struct.FIELDS,
+        domain(struct.DOMAIN_NAME, chain_id, contract),
+        struct.as_message(),
+    )
+
+
+def typed_data_of(
+    primary_type: str,
+    struct_fields: list[dict[str, str]],
+    domain_dict: dict[str, Any],
+    message: dict[str, Any],
+) -> dict[str, Any]:
+    """Typed data from its parts (an already built domain and message, e.g. many offers of one
+    exchange shown at once)."""
     return {
-        "types": {"EIP712Domain": _DOMAIN_FIELDS, struct.PRIMARY_TYPE: struct.FIELDS},
-        "primaryType": struct.PRIMARY_TYPE,
-        "domain": domain(struct.DOMAIN_NAME, chain_id, contract),
-        "message": struct.as_message(),
+        "types": {"EIP712Domain": _DOMAIN_FIELDS, primary_type: struct_fields},
+        "primaryType": primary_type,
+        "domain": domain_dict,
+        "message": message,
     }
 
 

@@ -224,8 +224,19 @@ def start_duel(
     """Two wallets (PLAYER_KEYS[0] and [1]) own the game's two starter decks, register them,
     and start a match against each other (both seats authorized); returns (seat 0, seat 1,
     match id, the decks)."""
+    from tests.api.helpers import commit_and_reveal
+
+    a, b, match_id, decks = seat_duel(client, anvil, deployment, game_name)
+    commit_and_reveal([a, b], match_id)
+    return a, b, match_id, decks
+
+
+def seat_duel(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment, game_name: str
+) -> tuple[Player, Player, str, list[dict[str, int]]]:
+    """start_duel up to both seats taken (nobody has committed yet)."""
     from engine import get_game
-    from tests.api.helpers import commit_and_reveal, register_deck, sign_in
+    from tests.api.helpers import register_deck, sign_in
 
     game = get_game(game_name)
     a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
@@ -241,5 +252,4 @@ def start_duel(
     d0, d1 = register_deck(a, game.name, decks[0]), register_deck(b, game.name, decks[1])
     match = a.post("/matches", {"game": game.name, "deck_id": d0["id"]}).json()
     assert b.post(f"/matches/{match['id']}/join", {"deck_id": d1["id"]}).status_code == 200
-    commit_and_reveal([a, b], match["id"])
     return a, b, match["id"], decks

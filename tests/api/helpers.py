@@ -127,8 +127,8 @@ def acknowledge(player: Player, match_id: str) -> dict[str, Any]:
 
 
 def play_out(players: dict[int, Player], match_id: str, max_moves: int = 5000) -> dict[str, Any]:
-    """Play the first legal action for whoever's turn it is until the match ends (every move
-    signed by its player's session key)."""
+    """Play the first legal action (not a position change) for whoever's turn it is until the
+    match ends (every move signed by its player's session key)."""
     m = players[0].get(f"/matches/{match_id}").json()
     seat, version, status, head = m["current_player"], m["version"], m["status"], m["head_hash"]
     legal: list[dict[str, Any]] = []
@@ -140,7 +140,10 @@ def play_out(players: dict[int, Player], match_id: str, max_moves: int = 5000) -
             legal, version = view["legal_actions"], view["match"]["version"]
             head = view["match"]["head_hash"]
         assert legal, "the player to move has no legal action"
-        out = send_move(players[seat], match_id, legal[0]["action"], version, head)
+        # MetaMasters (ruleset 2) sets no limit on position changes: always taking the first
+        # legal action would switch one Actor back and forth for ever
+        move = next((m for m in legal if m["action"][0] != "position"), legal[0])
+        out = send_move(players[seat], match_id, move["action"], version, head)
         legal, version, status, head = (
             out["legal_actions"], out["version"], out["status"], out["head_hash"]
         )  # fmt: skip

@@ -108,7 +108,12 @@ def test_two_player_match_ends_in_a_signed_result(
     assert r.status_code == 200, r.text
     commit_and_reveal([a, b], match["id"])
     final = play_out({0: a, 1: b}, match["id"])
-    assert final["status"] == "finished" and final["end_reason"] == "completed"
+    # always taking the first legal action stalls a WISH match until the engine's safety cap,
+    # which ends it as a draw reported as an engine limit (issue 17), still a signed result
+    ending = "engine-limit" if game == "metaversus" else "completed"
+    assert final["status"] == "finished" and final["end_reason"] == ending
+    if ending == "engine-limit":
+        assert final["winner_seat"] is None
     res = _check_result(client, match["id"], deployment, anvil)
     assert (res["player0"], res["player1"]) == (a.address, b.address)
     assert (res["deck0"], res["deck1"]) == (d0["deck_hash"], d1["deck_hash"])

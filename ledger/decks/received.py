@@ -1,0 +1,128 @@
+"""Copies a wallet received from a wallet that had them committed to a still-live match.
+
+A started match pins its players' copies at its ownership block. A transfer after that block
+that takes a player's balance below the copies its live matches hold moves held copies: the
+receiver gets them still held by that match (and passes them on the same way). The walk reads
+the CardToken's Transfer logs between the oldest holding pin and the new pin through the one
+chain client (eth_getLogs in chunks) and the senders' balances at the oldest pin (one
+balanceOfBatch); free copies are taken to leave a wallet first."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import Session
+
+from engine import Game
+from ledger.catalogue.service import token_ids
+from ledger.chain.contracts import ZERO_ADDRESS
+from ledger.chain.transport import BlockRef
+from ledger.decks import repository as repo
+from ledger.protocol.hexcodec import uint256_hex
+from ledger.runtime.context import Context
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Copies of one token a started match holds for one of its players since its pin."""
+
+    match_id: str
+    holder: str
+    pin: int
+    copies: int
+
+
+def held_copies_received(
+    db: Session,
+    ctx: Context,
+    game: Game,
+    owner: str,
+    required: Mapping[str, int],
+    pin: BlockRef,
+    exclude_match: str | None = None,
+) -> dict[str, dict[str, int]]:
+    """card id -> {match id: copies} that `owner` holds at `pin` but other wallets' live matches
+    hold (received after those matches' pins)."""
+    ids = token_ids(game.name)
+    wanted = {uint256_hex(ids[c]): c for c in required if c in ids}
+    holds: dict[str, list[Hold]] = defaultdict(list)
+    oldest: tuple[int, str] | None = None
+    for match_id, holder, number, block_hash, cards in repo.started_seat_cards(db, game=game.name):
+        if match_id == exclude_match or number >= pin.number:
+            continue
+        for card, copies in game.required_tokens(cards).items():
+            if card in required and copies > 0 and card in ids:
+                holds[uint256_hex(ids[card])].append(Hold(match_id, holder, number, copies))
+                if oldest is None or number < oldest[0]:
+                    oldest = (number, block_hash)
+    if oldest is None:
+        return {}
+    rows = [r for r in ctx.chain.transfers(oldest[0] + 1, pin.number) if r["token_id"] in holds]
+    if not any(r["to_address"] == owner for r in rows):
+        return {}
+    pairs = sorted(
+        {(r["from_address"], r["token_id"]) for r in rows if r["from_address"] != ZERO_ADDRESS}
+    )
+    start = ctx.chain.balances(
+        [a for a, _t in pairs], [int(t, 16) for _a, t in pairs], BlockRef(*oldest)
+    )
+    balances = dict(zip(pairs, start, strict=True))
+    out: dict[str, dict[str, int]] = {}
+    for token, token_holds in holds.items():
+        token_rows = [r for r in rows if r["token_id"] == token]
+        at_owner = walk(
+            token_rows, token_holds, {a: n for (a, t), n in balances.items() if t == token}
+        )
+        foreign = {
+            m: n for (m, holder), n in at_owner.get(owner, {}).items() if holder != owner and n
+        }
+        if foreign:
+            out[wanted[token]] = foreign
+    return out
+
+
+def walk(
+    rows: list[dict[str, Any]], holds: list[Hold], start: Mapping[str, int]
+) -> dict[str, dict[tuple[str, str], int]]:
+    """Replay one token's transfers (in log order, after the oldest pin): wallet -> {(match id,
+    holder): copies that match holds} physically at that wallet after the last row."""
+    balance: dict[str, int] = defaultdict(int, start)
+    held: dict[str, dict[tuple[str, str], int]] = defaultdict(dict)
+    pending = sorted(holds, key=lambda h: h.pin)
+
+    def pin_up_to(block: int) -> None:
+        while pending and pending[0].pin < block:
+            h = pending.pop(0)
+            here = held[h.holder]
+            room = balance[h.holder] - sum(here.values())
+            here[(h.match_id, h.holder)] = here.get((h.match_id, h.holder), 0) + max(
+                0, min(h.copies, room)
+            )
+
+    ordered = sorted(rows, key=lambda r: (r["block_number"], r["log_index"], r["item_index"]))
+    for row in ordered:
+        pin_up_to(row["block_number"])
+        sender, receiver, amount = row["from_address"], row["to_address"], int(row["amount"])
+        moved: dict[tuple[str, str], int] = {}
+        if sender != ZERO_ADDRESS:
+            here = held[sender]
+            free = max(0, balance[sender] - sum(here.values()))
+            owed = max(0, amount - free)
+            # copies received from others leave before the sender's own committed ones
+            for key in sorted(here, key=lambda k: k[1] == sender):
+                take = min(owed, here[key])
+                if take:
+                    here[key] -= take
+                    moved[key] = take
+                    owed -= take
+            balance[sender] -= amount
+        if receiver != ZERO_ADDRESS:
+            balance[receiver] += amount
+            there = held[receiver]
+            for key, n in moved.items():
+                there[key] = there.get(key, 0) + n
+    pin_up_to(1 << 62)
+    return held
