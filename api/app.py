@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from api import docs, problems
 from api.limits import InputLimitsMiddleware
 from api.metrics import MetricsMiddleware
-from api.routes import audit, auth, catalogue, decks, matches, metadata, offers, system
+from api.routes import audit, auth, catalogue, decks, events, matches, metadata, offers, system
 from api.timeouts import TimeoutSweeper
 from ledger.catalogue.service import sync_card_designs
 from ledger.chain.client import ChainClient
@@ -51,6 +51,7 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
             _prepare_database(engine)
             app.state.ctx = ctx
             sweeper = TimeoutSweeper(ctx).start()
+            ctx.events.start()
             # everything loaded so far (catalogues, compiled effects, routes) lives as long as
             # the process: keep it out of the cyclic GC's generations so collections stay short
             gc.collect()
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
             try:
                 yield
             finally:
+                ctx.events.stop()
                 sweeper.stop()
         finally:
             if chain is None:
@@ -77,7 +79,7 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
     problems.install(app)
     app.add_middleware(InputLimitsMiddleware, settings=settings or get_settings())
     app.add_middleware(MetricsMiddleware)  # outermost: it also counts refused requests
-    for module in (system, auth, catalogue, metadata, decks, matches, offers, audit):
+    for module in (system, auth, catalogue, metadata, decks, matches, events, offers, audit):
         app.include_router(module.router)
     return app
 

@@ -20,10 +20,15 @@ T = TypeVar("T")
 bearer = HTTPBearer(auto_error=False, description="the session token from POST /auth/verify")
 
 
-def get_context(request: Request) -> Context:
+def context_of(request: Request) -> Context:
     """The process's service context (built at startup)."""
     ctx: Context = request.app.state.ctx
     return ctx
+
+
+async def get_context(request: Request) -> Context:
+    """The process's service context, as a dependency (async: no thread hop for it)."""
+    return context_of(request)
 
 
 def run(ctx: Context, work: Callable[[Session], T], *, write: bool = True) -> T:
@@ -31,7 +36,7 @@ def run(ctx: Context, work: Callable[[Session], T], *, write: bool = True) -> T:
     return run_unit(ctx.db, work, write=write)
 
 
-def session_token(
+async def session_token(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> str:
     """The bearer token of the request (401 if there is none); not yet checked."""
@@ -44,8 +49,8 @@ def session_token(
 
 def current_address(request: Request, token: Annotated[str, Depends(session_token)]) -> str:
     """The signed-in caller's address (401 without a live session)."""
-    ctx = get_context(request)
-    return run(ctx, lambda db: auth.authenticate(db, token), write=False)
+    ctx = context_of(request)
+    return run(ctx, lambda db: auth.authenticate(db, token, ctx), write=False)
 
 
 Ctx = Annotated[Context, Depends(get_context)]

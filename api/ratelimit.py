@@ -11,7 +11,7 @@ from typing import Any
 
 from fastapi import Depends, Request
 
-from api.deps import get_context, run
+from api.deps import context_of, run
 from ledger.ratelimits import service as ratelimits
 from ledger.settings import Settings
 
@@ -23,7 +23,7 @@ def client_address(request: Request) -> str:
 
 def _limit(bucket: str, limit_of: Callable[[Settings], int]) -> Any:
     def dependency(request: Request) -> None:
-        ctx = get_context(request)
+        ctx = context_of(request)
         limit, window = limit_of(ctx.settings), ctx.settings.rate_limit_window_seconds
         address = client_address(request)
         run(

@@ -14,6 +14,7 @@ from typing import Any
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.supervisors import Multiprocess
 
 from api.limits import header_problem
 from ledger.settings import Settings, get_settings
@@ -91,6 +92,23 @@ def uvicorn_config(
     )
 
 
-def serve(host: str, port: int, log_level: str = "info") -> None:
-    """Serve `api.app:app` until interrupted."""
-    uvicorn.Server(uvicorn_config("api.app:app", host, port, log_level=log_level)).run()
+def serve(host: str, port: int, log_level: str = "info", processes: int | None = None) -> None:
+    """Serve `api.app:app` until interrupted: in this process, or in `processes` (default
+    METALEDGER_API_PROCESSES) worker processes sharing one listening socket, each restarted by
+    uvicorn's process manager if it dies."""
+    settings = get_settings()
+    count = processes or settings.api_processes
+    config = uvicorn_config(
+        "api.app:app",
+        host,
+        port,
+        settings,
+        log_level=log_level,
+        workers=count,
+        access_log=settings.api_access_log,
+    )
+    server = uvicorn.Server(config)
+    if count == 1:
+        server.run()
+        return
+    Multiprocess(config, sockets=[config.bind_socket()]).run()

@@ -242,6 +242,24 @@ class Settings(BaseSettings):
         None,
         description="proxies trusted for X-Forwarded-For (the client address of rate limits); default: none",
     )
+    # --- the hot path (issue 15): processes, caches, live updates ---
+    api_processes: int = Field(
+        1, ge=1, le=64, description="API processes `metaledger api` serves the port with"
+    )
+    api_access_log: bool = Field(
+        True, description="whether the API logs one line per request (uvicorn's access log)"
+    )
+    session_cache_seconds: float = Field(
+        2.0,
+        ge=0,
+        description="how long an API process trusts a session it looked up (the longest a sign-out takes to reach every process)",
+    )
+    events_max_streams: int = Field(
+        256, ge=1, description="live-update streams one API process holds open (503 past it)"
+    )
+    events_keepalive_seconds: float = Field(
+        15.0, gt=0, description="a live-update stream sends a keep-alive comment this often"
+    )
 
     @property
     def resolved_deployment_file(self) -> Path:

@@ -36,7 +36,7 @@ def logout(
 ) -> None:
     """End the current session."""
     token = credentials.credentials if credentials else ""
-    run(ctx, lambda db: auth.sign_out(db, token))
+    run(ctx, lambda db: auth.sign_out(db, token, ctx))
 
 
 @router.get("/me", response_model=schemas.MeOut)

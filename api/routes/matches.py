@@ -14,13 +14,14 @@ from api import present, ratelimit, schemas
 from api.deps import Caller, Ctx, Token, run
 from api.metrics import ACTIONS, RESULTS
 from ledger.auth import service as auth
-from ledger.db.models import MatchStatus
+from ledger.db.models import Match, MatchStatus
 from ledger.errors import NotFound
 from ledger.matches import service as matches
 from ledger.matches import signing
 from ledger.protocol import eip712
 from ledger.protocol.untrusted import INT64_MAX
 from ledger.results import service as results
+from ledger.runtime.context import Context
 
 router = APIRouter(prefix="/matches", tags=["matches"])
 MatchId = Annotated[
@@ -150,26 +151,29 @@ def view(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.ViewOut:
 
 
 @router.get("/{match_id}/legal-actions", response_model=list[schemas.LegalActionOut])
-def legal_actions(match_id: MatchId, ctx: Ctx, caller: Caller) -> list[schemas.LegalActionOut]:
+async def legal_actions(match_id: MatchId, ctx: Ctx, token: Token) -> list[schemas.LegalActionOut]:
     """Your legal actions now (empty when it is not your turn)."""
 
     def work(db: Session) -> list[schemas.LegalActionOut]:
-        match, seats = matches.get_match(db, match_id)
+        caller = auth.authenticate(db, token, ctx)
+        match, seats = matches.get_match(db, match_id, ctx)
         seat = matches.seat_of(seats, caller)
         return [schemas.LegalActionOut(**a) for a in matches.legal_actions(db, ctx, match, seat)]
 
-    return run(ctx, work, write=False)
+    return run(ctx, work, write=False)  # on the event loop's thread, like act()
 
 
 @router.post("/{match_id}/actions", response_model=schemas.ActionOut)
-def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token) -> schemas.ActionOut:
+async def act(
+    match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token
+) -> schemas.ActionOut:
     """Submit a move in your ids, signed by your session key (the MatchAction at index
     `version` after `head_hash`); validated by the engine. Pass `version` for optimistic
     concurrency: of two submissions for the same version, one applies and the other gets 409.
     The answer carries the operator's receipt of every entry appended (yours and the bot's)."""
 
     def work(db: Session) -> schemas.ActionOut:
-        caller = auth.authenticate(db, token)  # in the same transaction (the hot path)
+        caller = auth.authenticate(db, token, ctx)  # in the same transaction (the hot path)
         outcome = matches.submit_action(
             db, ctx, match_id, caller, list(body.action), body.salt, body.signature, body.version
         )
@@ -191,6 +195,8 @@ def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token) -> sc
             observation=state.observation(seat) if body.include_view else None,
         )
 
+    # the hot path runs on the event loop's thread: CPU-bound, one short local transaction, and
+    # no hand-over to a worker thread (which costs more than the move under load)
     out = run(ctx, work)
     ACTIONS.labels("player").inc()
     if len(out.applied) > 1:
@@ -213,13 +219,21 @@ def actions(
     is over; then anyone, with the real actions)."""
 
     def work(db: Session) -> list[schemas.AppliedOut]:
-        match, seats = matches.get_match(db, match_id)
-        rows = matches.actions_of(db, match_id, caller, since=since, limit=limit)
-        reader = next((s.seat for s in seats if s.address == caller and not s.is_bot), None)
-        over = match.status == MatchStatus.FINISHED
-        return [present.logged(row, reader, over) for row in rows]
+        return viewer_entries(db, match_id, caller, since, limit)[0]
 
     return run(ctx, work, write=False)
+
+
+def viewer_entries(
+    db: Session, match_id: str, caller: str, since: int, limit: int, ctx: Context | None = None
+) -> tuple[list[schemas.AppliedOut], Match]:
+    """The match's entries from `since` as `caller` may read them, and the match: what
+    `GET /actions` answers and what a live-update stream sends."""
+    match, seats = matches.get_match(db, match_id, ctx)
+    rows = matches.actions_of(db, match_id, caller, since=since, limit=limit)
+    reader = next((s.seat for s in seats if s.address == caller and not s.is_bot), None)
+    over = match.status == MatchStatus.FINISHED
+    return [present.logged(row, reader, over) for row in rows], match
 
 
 @router.post("/{match_id}/resign", response_model=schemas.MatchOut)

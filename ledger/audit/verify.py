@@ -13,14 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from eth_utils import to_checksum_address
-
 from ledger.chain.contracts import AnchoredBatch, CardToken, MatchLedger, eip1271_accepts
 from ledger.chain.transport import JsonRpc, RpcError
 from ledger.errors import InvalidInput, ServiceUnavailable
 from ledger.protocol import eip712, merkle
 from ledger.protocol.bundle import BUNDLE_FORMAT, BUNDLE_FORMAT_2, check_shape
 from ledger.protocol.decks import deck_hash
+from ledger.protocol.hexcodec import checksum_address as to_checksum_address
 from ledger.protocol.hexcodec import from_hex, to_hex
 from ledger.protocol.merkle import ZERO32, batch_hash
 from ledger.protocol.seeds import commit_of, derive_seed, seed_commitments
@@ -780,12 +779,13 @@ def verify_bundle(
     batch's leaf list when it comes from elsewhere than the bundle (`GET /batches/{id}`)."""
     with JsonRpc(rpc_url, max_log_range=max_log_range) as rpc:
         rpc.chain_id()  # ServiceUnavailable (one line) when the RPC does not answer
-        return _run_checks(bundle, rpc, leaves)
+        return run_checks(bundle, rpc, leaves)
 
 
-def _run_checks(
+def run_checks(
     bundle: dict[str, Any], rpc: JsonRpc, leaves: list[dict[str, Any]] | None = None
 ) -> list[Check]:
+    """Every check on `bundle` over an open (possibly shared) transport, one per CHECKS name."""
     try:
         check_shape(bundle)
         verifier = _Verifier(bundle, rpc, leaves)

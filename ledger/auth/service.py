@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from sqlmodel import Session
 
 from ledger.auth import repository as repo
+from ledger.db import after_commit
 from ledger.db.models import Session as SessionRow
 from ledger.db.models import utcnow
 from ledger.errors import Unauthorized
@@ -92,19 +93,34 @@ def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn
     return SignedIn(token, parsed.address, expires, not is_eoa)
 
 
-def authenticate(db: Session, token: str) -> str:
-    """The address of the live session `token`; Unauthorized if unknown, revoked or expired."""
-    row = repo.session_owner(db, _hash(token))
+def authenticate(db: Session, token: str, ctx: Context | None = None) -> str:
+    """The address of the live session `token`; Unauthorized if unknown, revoked or expired.
+    With `ctx`, a session this process read less than `session_cache_seconds` ago is trusted
+    without reading it again."""
+    token_hash, now = _hash(token), utcnow()
+    if ctx is not None:
+        cached = ctx.sessions.get(token_hash, now)
+        if cached is not None:
+            return cached
+    row = repo.session_owner(db, token_hash)
     if row is None or row[2]:
         raise Unauthorized("no such session; sign in again", reason="unknown-session")
-    if row[1] <= utcnow():
+    if row[1] <= now:
         raise Unauthorized("the session has expired; sign in again", reason="expired-session")
+    if ctx is not None:
+        ctx.sessions.put(token_hash, row[0], row[1])
     return row[0]
 
 
-def sign_out(db: Session, token: str) -> None:
-    """Revoke the session `token`."""
-    row = repo.get_session(db, _hash(token))
+def sign_out(db: Session, token: str, ctx: Context | None = None) -> None:
+    """Revoke the session `token` (and forget it in this process's session cache)."""
+    token_hash = _hash(token)
+    if ctx is not None:
+        sessions = ctx.sessions
+        sessions.drop(token_hash)
+        # again once the revocation is committed: a request may have re-read it meanwhile
+        after_commit(db, lambda: sessions.drop(token_hash))
+    row = repo.get_session(db, token_hash)
     if row is not None:
         row.revoked = True
         db.add(row)

@@ -1,18 +1,22 @@
-"""`metaledger bench api`: the API against a real Anvil, in its own process.
+"""`metaledger bench api`: the API against a real Anvil, in its own processes.
 
-Phases (run twice against the same API process; the RSS after each run shows any leak):
-1. open loop: 40-card MetaX deck registrations from many wallets at a steady `rate` per
-   second for `seconds`; latency is measured from each request's *scheduled* send time
-   (no coordinated omission) -> deck_verify_p50_ms / p99_ms;
-2. closed loop: `clients` clients register decks back to back -> deck_verify_max_per_s;
-3. bot matches driven through HTTP by a few clients (random legal moves vs the random bot)
-   -> actions_per_s (player actions submitted over HTTP per second) and
-   engine_actions_per_s (including the bot's replies applied in the same requests);
-4. right after, in the same run: matches between two wallets (pairs of the same number of
-   clients), every move signed by its session key, checked, stored and receipted (each
-   receipt checked by the client) -> signed_actions_per_s.
-Every human move is signed since issue 13, the bot matches' too: `actions_per_s` is the
-bot-match figure of before, `signed_actions_per_s` the human-vs-human one.
+Phases, each against a fresh API (`python -m api`, access log off) unless said otherwise:
+1. baseline: the bare FastAPI app (`ledger.bench.bare`, one endpoint taking and returning a small
+   JSON body) driven by `match_clients` closed-loop clients of the load generator
+   (`ledger.bench.loadgen`) -> baseline_per_s;
+2. human-vs-human MetaX matches on SQLite, one API process: the same load generator and client
+   count, each client playing both seats of its matches with random legal moves (create, join,
+   seat authorizations with commit-reveal, moves each signed by its session key, checked,
+   stored and receipted, every receipt checked by the client, a legal-actions read when the
+   turn passes) -> signed_actions_per_s (moves applied per second), signed_vs_baseline;
+3. deck registrations (40-card MetaX deck, many wallets): open loop at a steady `rate` per second
+   for `seconds`, latency from each request's *scheduled* send time (no coordinated omission)
+   -> deck_verify_p50_ms / p99_ms; then `clients` closed-loop clients -> deck_verify_max_per_s;
+4. bot matches (signed random moves vs the random bot) -> actions_per_s;
+5. the soak: phases 2 and 3 alternate for `minutes`; the API's RSS after the first round and at
+   the end -> api_rss_growth_pct;
+6. phase 2 again with `processes` API processes sharing the port, and on PostgreSQL.
+With `profile`, py-spy records flame graphs of the API process during phases 2 and 3.
 """
 
 from __future__ import annotations
@@ -20,26 +24,19 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
-import tempfile
+import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from ledger.bench.waiting import start_api
-
-GAME = "metax"
-ACTION_CLIENTS = 4
-
-
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+from ledger.bench.apistack import GAME, BenchStack, Server
+from ledger.bench.loadgen import Tally, closed_loop, echo_loop
+from ledger.bench.matchplay import Seat, human_loop
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -48,65 +45,6 @@ def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     k = max(0, min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1))))
     return ordered[k]
-
-
-class _Stack:
-    """Anvil + contracts + SQLite + one API process (uvicorn), all in a temporary folder."""
-
-    def __init__(self, wallets: int, match_wallets: int) -> None:
-        from eth_account import Account
-
-        self.tmp = Path(tempfile.mkdtemp(prefix="metaledger-bench-api-"))
-        self.keys = [Account.create().key.to_0x_hex() for _ in range(wallets + match_wallets)]
-        self.deck_keys = self.keys[:wallets]
-        self.match_keys = self.keys[wallets:]
-        self.api: subprocess.Popen[bytes] | None = None
-        self.anvil: Any = None
-
-    def start(self) -> None:
-        from eth_account import Account
-
-        from engine import get_game
-        from ledger.db.migrations import upgrade
-        from ledger.devstack.anvil import start_anvil
-        from ledger.devstack.deploy import deploy_from_settings, seed_demo
-        from ledger.protocol.tokenids import token_id
-        from ledger.settings import ANVIL_DEV_KEYS
-
-        self.anvil = start_anvil(log_file=self.tmp / "anvil.log")
-        deployment = deploy_from_settings(self.anvil.w3, self.anvil.rpc_url)
-        deployment.save(self.tmp / "deployment.json")
-        game = get_game(GAME)
-        deck = dict(game.starter_decks[0])
-        cards = [(token_id(GAME, c), n) for c, n in game.required_tokens(deck).items()]
-        seed_demo(
-            self.anvil.w3,
-            deployment,
-            ANVIL_DEV_KEYS[0],
-            {Account.from_key(k).address: cards for k in self.keys},
-        )
-        self.deck = deck
-        db_url = f"sqlite:///{self.tmp / 'bench.db'}"
-        upgrade(db_url)
-        self.api, self.url = start_api(
-            self.tmp,
-            rpc_url=self.anvil.rpc_url,
-            database_url=db_url,
-            deployment_file=str(self.tmp / "deployment.json"),
-            data_dir=str(self.tmp),
-            # every bench wallet signs in from this one address
-            sign_in_rate_limit=str(1_000_000),
-        )
-
-    def stop(self) -> None:
-        if self.api is not None and self.api.poll() is None:
-            self.api.terminate()
-            try:
-                self.api.wait(10)
-            except subprocess.TimeoutExpired:
-                self.api.kill()
-        if self.anvil is not None:
-            self.anvil.stop()
 
 
 def _sign_in_all(url: str, keys: list[str]) -> list[str]:
@@ -269,103 +207,166 @@ def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
     }
 
 
-def _duels(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
-    """Pairs of wallets play each other: each move signed, each receipt checked."""
+def _seats(url: str, keys: list[str]) -> list[tuple[Seat, Seat]]:
+    """Sign in every key, register its starter deck, and pair the wallets up."""
     from ledger.client.api import ApiPlayer
 
-    players: list[tuple[ApiPlayer, str]] = []
-    for key in keys:  # sign in and register one deck each, outside the measured window
+    def one(key: str) -> Seat:
         player = ApiPlayer(httpx.Client(base_url=url, timeout=60), key)
         player.sign_in()
         deck = player.pick_deck(GAME)
-        players.append((player, player.call("POST", "/decks", {"game": GAME, "cards": deck})["id"]))
-    pairs = [(players[k], players[k + 1]) for k in range(0, len(players) - 1, 2)]
-    sent = [0] * len(pairs)
-    finished = [0] * len(pairs)
-    stop_at = time.perf_counter() + seconds
+        return Seat(player, player.call("POST", "/decks", {"game": GAME, "cards": deck})["id"])
 
-    def loop(k: int) -> None:
-        (a, deck_a), (b, deck_b) = pairs[k]
-        while time.perf_counter() < stop_at:
-            created = a.call("POST", "/matches", {"game": GAME, "deck_id": deck_a})
-            joined = b.call("POST", f"/matches/{created['id']}/join", {"deck_id": deck_b})
-            secrets_ = [a.commit(joined), b.commit(joined)]
-            a.reveal(joined["id"], secrets_[0])
-            match = b.reveal(joined["id"], secrets_[1])
-            seats = {0: a, 1: b}
-            mover, legal = seats[match["current_player"]], None
-            version, head, status = match["version"], match["head_hash"], match["status"]
-            while status == "active" and time.perf_counter() < stop_at:
-                if legal is None:
-                    seen = mover.call("GET", f"/matches/{joined['id']}/view")
-                    legal = seen["legal_actions"]
-                choice = legal[mover.rng.randrange(len(legal))]
-                out = mover.send(joined["id"], choice["action"], version, head)
-                sent[k] += 1
-                version, head, status = out["version"], out["head_hash"], out["status"]
-                if out["your_turn"]:
-                    legal = out["legal_actions"]
-                else:
-                    mover, legal = (
-                        seats[out["current_player"]] if status == "active" else mover,
-                        None,
-                    )
-            if status == "finished":
-                finished[k] += 1
-            else:
-                mover.resign(joined["id"])
+    with ThreadPoolExecutor(8) as pool:
+        seats = list(pool.map(one, keys))
+    return [(seats[i], seats[i + 1]) for i in range(0, len(seats) - 1, 2)]
 
-    t0 = time.perf_counter()
-    threads = [threading.Thread(target=loop, args=(k,)) for k in range(len(pairs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t0
-    for player, _ in players:
-        player.http.close()
-    return {
-        "signed_actions_per_s": round(sum(sent) / elapsed, 1),
-        "signed_matches_finished": sum(finished),
-    }
+
+class _Profiler:
+    """py-spy flame graphs of a server's processes, one SVG per phase (or nothing)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        if folder is not None:
+            folder.mkdir(parents=True, exist_ok=True)
+
+    def record(self, server: Server, name: str, seconds: float) -> subprocess.Popen[bytes] | None:
+        """Start recording `server` for `seconds` into `<folder>/<name>.svg`."""
+        if self.folder is None:
+            return None
+        spy = str(Path(sys.executable).with_name("py-spy"))
+        pids = server.serving_pids()
+        args = [spy, "record", "--pid", str(server.process.pid), "--duration", str(int(seconds))]
+        if len(pids) > 1:
+            args.append("--subprocesses")
+        args += ["--rate", "200", "--format", "flamegraph", "-o", str(self.folder / f"{name}.svg")]
+        return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    @staticmethod
+    def done(spy: subprocess.Popen[bytes] | None) -> None:
+        """Wait for a recording to be written."""
+        if spy is not None:
+            spy.wait(120)
+
+
+def _close(pairs: list[tuple[Seat, Seat]]) -> None:
+    """Close the players' HTTP clients."""
+    for pair in pairs:
+        for seat in pair:
+            seat.player.http.close()
+
+
+def _moves(url: str, pairs: list[tuple[Seat, Seat]], seconds: float) -> Tally:
+    return closed_loop(len(pairs), seconds, human_loop(url, pairs, GAME))
+
+
+def _cpu_ms_per(server: Server, work: Callable[[], Tally]) -> tuple[Tally, float | None]:
+    """`work()` and the server's CPU milliseconds per `done` (robust to other load)."""
+    before = server.cpu_seconds()
+    tally = work()
+    used = server.cpu_seconds() - before
+    return tally, round(1000 * used / tally.done, 3) if tally.done else None
 
 
 def run(
     seconds: float = 30.0,
     rate: float = 100.0,
     clients: int = 50,
+    minutes: float = 10.0,
+    processes: int = 2,
+    match_clients: int = 4,
     wallets: int = 200,
-    rounds: int = 2,
+    postgres: bool = True,
+    profile: Path | None = None,
 ) -> dict[str, Any]:
-    """Run the benchmark (`rounds` times against one API process) and return its figures."""
-    stack = _Stack(wallets, 2 * ACTION_CLIENTS)
+    """Run the benchmark (see the module docstring) and return its figures."""
+    stack = BenchStack(wallets + 2 * match_clients)
+    move_seconds = min(seconds, 15.0)
+    spy = _Profiler(profile)
+    out: dict[str, Any] = {}
     try:
         stack.start()
-        assert stack.api is not None
-        tokens = _sign_in_all(stack.url, stack.deck_keys)
-        rss: list[float] = []
-        out: dict[str, Any] = {}
-        for _ in range(rounds):
-            out = _open_loop(stack.url, tokens, stack.deck, seconds, rate)
-            out |= _closed_loop(stack.url, tokens, stack.deck, clients, min(seconds, 10.0))
-            out |= _bot_matches(stack.url, stack.match_keys[:ACTION_CLIENTS], min(seconds, 15.0))
-            out |= _duels(stack.url, stack.match_keys[ACTION_CLIENTS:], min(seconds, 15.0))
-            out["signed_vs_actions_ratio"] = round(
-                out["signed_actions_per_s"] / out["actions_per_s"], 3
+        deck_keys, match_keys = stack.keys[:wallets], stack.keys[wallets:]
+
+        bare = stack.bare()
+        baseline, out["baseline_cpu_ms_per_request"] = _cpu_ms_per(
+            bare, lambda: closed_loop(match_clients, move_seconds, echo_loop(bare.url))
+        )
+        bare.stop()
+        out["baseline_per_s"] = baseline.per_s
+        out["baseline_errors"] = baseline.errors
+
+        api = stack.api(stack.database("sqlite"), api_access_log="false")
+        pairs = _seats(api.url, match_keys)
+        _moves(api.url, pairs, min(3.0, move_seconds))  # warm-up: caches, connections
+        recording = spy.record(api, "moves", move_seconds)
+        moves, out["signed_cpu_ms_per_action"] = _cpu_ms_per(
+            api, lambda: _moves(api.url, pairs, move_seconds)
+        )
+        spy.done(recording)
+        out["signed_actions_per_s"] = moves.per_s
+        out["signed_requests_per_s"] = round(moves.requests / moves.seconds, 1)
+        out["signed_errors"] = moves.errors
+        out["signed_vs_baseline"] = (
+            round(moves.per_s / baseline.per_s, 3) if baseline.per_s else None
+        )
+
+        tokens = _sign_in_all(api.url, deck_keys)
+        out |= _open_loop(api.url, tokens, stack.deck, seconds, rate)
+        recording = spy.record(api, "decks", min(seconds, 10.0))
+        out |= _closed_loop(api.url, tokens, stack.deck, clients, min(seconds, 10.0))
+        spy.done(recording)
+        bots = _bot_matches(api.url, match_keys[:match_clients], move_seconds)
+        out |= bots
+
+        rss_start = api.rss_mb()
+        soak_until = time.monotonic() + minutes * 60
+        rss = [rss_start]
+        while time.monotonic() < soak_until:
+            _moves(api.url, pairs, min(20.0, max(1.0, soak_until - time.monotonic())))
+            _open_loop(
+                api.url,
+                tokens,
+                stack.deck,
+                min(10.0, max(1.0, soak_until - time.monotonic())),
+                rate,
             )
-            rss.append(round(_rss_mb(stack.api.pid), 1))
+            rss.append(api.rss_mb())
+        out["api_rss_start_mb"] = rss_start
         out["api_rss_mb"] = rss[-1]
-        out["api_rss_first_run_mb"] = rss[0]
-        out["api_rss_growth_pct"] = round((rss[-1] / rss[0] - 1) * 100, 1) if rss[0] else None
+        out["api_rss_max_mb"] = max(rss)
+        out["api_rss_growth_pct"] = round((rss[-1] / rss_start - 1) * 100, 1) if rss_start else None
+        _close(pairs)
+        api.stop()
+
+        if processes > 1:
+            api = stack.api(stack.database("sqlite"), processes=processes, api_access_log="false")
+            pairs = _seats(api.url, match_keys)
+            _moves(api.url, pairs, min(3.0, move_seconds))
+            out[f"signed_actions_per_s_{processes}_processes"] = _moves(
+                api.url, pairs, move_seconds
+            ).per_s
+            _close(pairs)
+            api.stop()
+        if postgres:
+            api = stack.api(stack.database("postgres"), api_access_log="false")
+            pairs = _seats(api.url, match_keys)
+            _moves(api.url, pairs, min(3.0, move_seconds))
+            out["signed_actions_per_s_postgres"] = _moves(api.url, pairs, move_seconds).per_s
+            _close(pairs)
+            api.stop()
         out["params"] = {
             "seconds": seconds,
             "rate": rate,
             "clients": clients,
+            "match_clients": match_clients,
+            "minutes": minutes,
+            "processes": processes,
             "wallets": wallets,
-            "rounds": rounds,
             "game": GAME,
             "deck_cards": sum(stack.deck.values()),
             "cpus": os.cpu_count(),
+            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         }
         return out
     finally:

@@ -4,12 +4,14 @@ head block as the pin of ownership checks (reused for `head_ttl` seconds), pinne
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from eth_utils import to_checksum_address
 
+from ledger.chain.coalesce import BalanceCoalescer
 from ledger.chain.contracts import CardToken, eip1271_accepts
 from ledger.chain.deployment import ContractAddresses, load_addresses
 from ledger.chain.transport import BlockRef, JsonRpc
@@ -27,7 +29,9 @@ class ChainClient:
         self.addresses = addresses
         self.head_ttl = head_ttl
         self.token = CardToken(self.rpc, addresses.card_token)
+        self._reads = BalanceCoalescer(self.token.balances)
         self._head: tuple[float, BlockRef] | None = None
+        self._head_lock = threading.Lock()
         self._code: dict[str, bool] = {}
 
     @property
@@ -60,13 +64,17 @@ class ChainClient:
 
     def head(self, fresh: bool = False) -> BlockRef:
         """The latest block, cached for `head_ttl` seconds (the pin of ownership checks)."""
-        now = time.monotonic()
         cached = self._head
-        if not fresh and cached is not None and now - cached[0] < self.head_ttl:
+        if not fresh and cached is not None and time.monotonic() - cached[0] < self.head_ttl:
             return cached[1]
-        ref = self.rpc.head()
-        self._head = (now, ref)
-        return ref
+        with self._head_lock:  # one refresh when the pin expires, not one per waiting request
+            cached = self._head
+            if not fresh and cached is not None and time.monotonic() - cached[0] < self.head_ttl:
+                return cached[1]
+            now = time.monotonic()
+            ref = self.rpc.head()
+            self._head = (now, ref)
+            return ref
 
     def block_hash(self, number: int) -> str | None:
         """The hash of block `number` on the node's canonical chain (None if not mined)."""
@@ -102,8 +110,9 @@ class ChainClient:
     def balances(
         self, owners: Sequence[str], token_ids: Sequence[int], block: BlockRef | str = "latest"
     ) -> list[int]:
-        """`balanceOfBatch(owners, token_ids)` in ONE eth_call, pinned to `block` by hash (EIP-1898)."""
-        return self.token.balances(owners, token_ids, block)
+        """`balanceOfBatch(owners, token_ids)` in ONE eth_call, pinned to `block` by hash
+        (EIP-1898), shared with the reads other threads make at the same block meanwhile."""
+        return self._reads.balances(owners, token_ids, block)
 
     def transfers(self, from_block: int, to_block: int) -> list[dict[str, Any]]:
         """The CardToken's TransferSingle / TransferBatch rows in [from_block, to_block], read in

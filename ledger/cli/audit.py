@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -40,9 +41,14 @@ def export(
 
 
 def verify(
-    file: str = typer.Argument(..., help="a match bundle JSON file"),
+    files: list[str] = typer.Argument(
+        ..., help="match bundle JSON files, or folders of them (*.json, recursively)"
+    ),
     rpc: str = typer.Option(
-        ..., "--rpc", help="JSON-RPC URL of the chain the result is anchored on"
+        ..., "--rpc", help="JSON-RPC URL of the chain the results are anchored on"
+    ),
+    jobs: int = typer.Option(
+        0, "--jobs", min=0, help="worker processes for several bundles (0: one per core)"
     ),
     api: str = typer.Option(
         None,
@@ -51,28 +57,39 @@ def verify(
         "bundle does not embed it (format 1)",
     ),
 ) -> None:
-    """Verify a match bundle using only the chain and the bundle (no database, no API).
+    """Verify match bundles using only the chain and the bundles (no database, no API).
 
-    The bundle is read with the API's input limits (size, nesting, numbers, Unicode) and its
+    One file: every check with ✓/✗. Several files or a folder: a progress bar on stderr, one
+    `error:` line per malformed file, then a summary; exit status 1 if any bundle fails.
+    Bundles are read with the API's input limits (size, nesting, numbers, Unicode) and their
     shape checked first: a malformed bundle gets one `error:` line naming what is wrong. A
     check marked – reports what it cannot pass or fail (a format-1 bundle's moves, which the
     players did not sign; what stays the operator's word)."""
-    from ledger.audit.verify import verify_bundle
-    from ledger.protocol.bundle import load_bundle
+    from ledger.audit.bulk import bundle_files
     from ledger.protocol.untrusted import JsonLimits, restore_recursion_limit
     from ledger.settings import get_settings
 
     restore_recursion_limit()
     settings = get_settings()
-    bundle = load_bundle(Path(file), JsonLimits.for_bundles(settings))
+    limits = JsonLimits.for_bundles(settings)
+    paths = bundle_files(files)
+    if len(paths) == 1 and not Path(files[0]).is_dir():
+        _verify_one(paths[0], rpc, limits, settings.rpc_max_log_range, api)
+    else:
+        _verify_many(paths, rpc, limits, jobs, settings.rpc_max_log_range, api)
+
+
+def _verify_one(path: Path, rpc: str, limits: Any, max_log_range: int, api: str | None) -> None:
+    from ledger.audit.verify import verify_bundle
+    from ledger.protocol.bundle import load_bundle
+
+    bundle = load_bundle(path, limits)
     leaves = None
     if api is not None and "batch_leaves" not in bundle:
         from ledger.audit.leaves import fetch_leaves
 
-        leaves = fetch_leaves(
-            api, int(bundle["anchor"]["batch_id"]), JsonLimits.for_bundles(settings)
-        )
-    checks = verify_bundle(bundle, rpc, max_log_range=settings.rpc_max_log_range, leaves=leaves)
+        leaves = fetch_leaves(api, int(bundle["anchor"]["batch_id"]), limits)
+    checks = verify_bundle(bundle, rpc, max_log_range=max_log_range, leaves=leaves)
     for check in checks:
         if check.info:
             mark = typer.style("–", fg=typer.colors.YELLOW)
@@ -95,3 +112,64 @@ def verify(
         f"OK: all {passed} checks passed" + (f" ({notes} reported, –)" if notes else ""),
         fg=typer.colors.GREEN,
     )
+
+
+def _verify_many(
+    paths: list[Path], rpc: str, limits: Any, jobs: int, max_log_range: int, api: str | None
+) -> None:
+    import time
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.table import Table
+
+    from ledger.audit.bulk import BundleOutcome, verify_many
+
+    err = Console(stderr=True)
+    started = time.perf_counter()
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("verifying", total=len(paths))
+
+        def seen(outcome: BundleOutcome) -> None:
+            if outcome.malformed:
+                progress.console.print(f"error: {outcome.detail}", markup=False, highlight=False)
+            progress.advance(task)
+
+        outcomes = verify_many(
+            paths,
+            rpc,
+            limits,
+            jobs=jobs or None,
+            max_log_range=max_log_range,
+            api=api,
+            on_outcome=seen,
+        )
+    seconds = time.perf_counter() - started
+    failed = [o for o in outcomes if not o.ok and not o.malformed]
+    malformed = [o for o in outcomes if o.malformed]
+    passed = len(outcomes) - len(failed) - len(malformed)
+    out = Console(highlight=False)
+    if failed:
+        table = Table("bundle", "failed checks", "first reason", title="failed bundles")
+        for o in failed:
+            table.add_row(o.path, ", ".join(o.failed), o.detail)
+        out.print(table)
+    summary = Table("bundles", "passed", "failed", "malformed", "seconds", "bundles/s")
+    summary.add_row(
+        str(len(outcomes)),
+        str(passed),
+        str(len(failed)),
+        str(len(malformed)),
+        f"{seconds:.1f}",
+        f"{len(outcomes) / seconds:.1f}" if seconds else "-",
+    )
+    out.print(summary)
+    if failed or malformed:
+        raise typer.Exit(1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -76,13 +77,31 @@ def bench_gas(as_json: bool = typer.Option(False, "--json", help="print one JSON
 def bench_api(
     seconds: float = typer.Option(30.0, help="duration of the open-loop deck phase"),
     rate: float = typer.Option(100.0, help="open-loop deck registrations per second"),
-    clients: int = typer.Option(50, help="closed-loop clients for the max-throughput phase"),
+    clients: int = typer.Option(50, help="closed-loop clients for the max-throughput deck phase"),
+    minutes: float = typer.Option(10.0, help="length of the soak whose RSS growth is reported"),
+    processes: int = typer.Option(2, min=1, help="API processes of the multi-process phase"),
+    match_clients: int = typer.Option(4, min=1, help="load-generator clients (baseline, matches)"),
+    postgres: bool = typer.Option(True, help="also measure moves on PostgreSQL"),
+    profile: Path | None = typer.Option(None, help="write py-spy flame graphs (SVG) here"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
-    """Run the API against a real Anvil: deck verification latency, actions/s, memory."""
+    """Run the API against a real Anvil: a bare baseline, moves per second (SQLite, several
+    processes, PostgreSQL), deck verification latency and throughput, memory over a soak."""
     from ledger.bench import api as bench
 
-    _emit(bench.run(seconds=seconds, rate=rate, clients=clients), as_json)
+    _emit(
+        bench.run(
+            seconds=seconds,
+            rate=rate,
+            clients=clients,
+            minutes=minutes,
+            processes=processes,
+            match_clients=match_clients,
+            postgres=postgres,
+            profile=profile,
+        ),
+        as_json,
+    )
 
 
 @app.command("anchor")
@@ -107,6 +126,19 @@ def bench_fuzz(
     from ledger.bench import fuzz as bench
 
     _emit(bench.run(requests=requests, verify=verify), as_json)
+
+
+@app.command("verify")
+def bench_verify(
+    bundles: int = typer.Option(1000, min=1, help="anchored bundles to make and verify"),
+    jobs: int = typer.Option(0, min=0, help="verify worker processes (0: one per core)"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Make anchored bundles the real way (matches, signed results, batches), then time
+    `metaledger verify FOLDER --rpc URL` over them: bundles per second."""
+    from ledger.bench import verify as bench
+
+    _emit(bench.run(bundles=bundles, jobs=jobs), as_json)
 
 
 @app.command("scale")

@@ -121,12 +121,19 @@ def _exec_server(name: str, **settings: str) -> None:
 def api(
     host: str = typer.Option(None, help="default: METALEDGER_API_HOST"),
     port: int = typer.Option(None, help="default: METALEDGER_API_PORT"),
+    processes: int = typer.Option(None, min=1, max=64, help="default: METALEDGER_API_PROCESSES"),
     data_dir: DataDir = None,
 ) -> None:
-    """Serve the API with uvicorn (with the API's own HTTP limits, see api.server)."""
+    """Serve the API with uvicorn (with the API's own HTTP limits, see api.server), in one
+    process or in several sharing the port."""
     use_data_dir(data_dir)
     settings = get_settings()
-    _exec_server("api", api_host=host or settings.api_host, api_port=str(port or settings.api_port))
+    _exec_server(
+        "api",
+        api_host=host or settings.api_host,
+        api_port=str(port or settings.api_port),
+        api_processes=str(processes or settings.api_processes),
+    )
 
 
 def worker(data_dir: DataDir = None) -> None:

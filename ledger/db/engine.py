@@ -4,12 +4,15 @@ per URL and process, with the project's SQLite pragmas and write-lock-at-BEGIN."
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 from sqlmodel import SQLModel
+
+from ledger.db.writelock import SqliteWriteLock
 
 _ENGINES: dict[str, Engine] = {}
 _LOCK = threading.Lock()
@@ -34,11 +37,17 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def _sqlite_begin(conn: Any) -> None:
-    # Writing transactions take SQLite's write lock at BEGIN (IMMEDIATE), so read-then-write
-    # transactions serialise instead of failing on lock upgrade; readers stay DEFERRED.
-    mode = "IMMEDIATE" if conn.get_execution_options().get("metaledger_write") else "DEFERRED"
-    conn.exec_driver_sql(f"BEGIN {mode}")
+def _sqlite_begin(lock: SqliteWriteLock) -> Any:
+    def begin(conn: Any) -> None:
+        # Writing transactions take SQLite's write lock at BEGIN (IMMEDIATE), so read-then-write
+        # transactions serialise instead of failing on lock upgrade; readers stay DEFERRED.
+        # A writer queues on the file's write lock first (no busy-handler sleeps).
+        write = conn.get_execution_options().get("metaledger_write")
+        if write:
+            lock.acquire(conn.connection.info)
+        conn.exec_driver_sql(f"BEGIN {'IMMEDIATE' if write else 'DEFERRED'}")
+
+    return begin
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
@@ -48,8 +57,16 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         connect_args = {"check_same_thread": False, "timeout": 10, "isolation_level": None}
         engine = create_engine(url, connect_args=connect_args, **kwargs)
+        database = parsed.database
+        lock = SqliteWriteLock(
+            Path(database)
+            if database and database != ":memory:" and "mode=memory" not in url
+            else None
+        )
         event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", _sqlite_begin)
+        event.listen(engine, "begin", _sqlite_begin(lock))
+        event.listen(engine, "checkin", lambda _dbapi, record: lock.release(record.info))
+        event.listen(engine, "invalidate", lambda _dbapi, record, _exc: lock.release(record.info))
         return engine
     kwargs.setdefault("pool_pre_ping", True)
     if kwargs.get("poolclass") is not NullPool:

@@ -76,6 +76,8 @@ from ledger.runtime.context import Context
 
 log = logging.getLogger(__name__)
 
+#: the status whose seats do not change (an end acknowledgement is added once finished)
+_SEATED = (MatchStatus.ACTIVE,)
 #: a full state snapshot is written at least every this many actions
 SNAPSHOT_EVERY = 64
 _MASK64 = (1 << 64) - 1
@@ -84,12 +86,22 @@ _MASK64 = (1 << 64) - 1
 # -- loading -------------------------------------------------------------------------------
 
 
-def get_match(db: Session, match_id: str) -> tuple[Match, list[MatchSeat]]:
-    """A match and its seats; NotFound if there is none."""
+def get_match(
+    db: Session, match_id: str, ctx: Context | None = None
+) -> tuple[Match, list[MatchSeat]]:
+    """A match and its seats; NotFound if there is none. With `ctx`, the seats of an active
+    match come from the process's seat cache (they do not change while it is played)."""
     match = repo.get_match(db, match_id)
     if match is None:
         raise NotFound(f"no match {match_id!r}")
-    return match, repo.seats(db, match_id)
+    if ctx is None or match.status not in _SEATED:
+        return match, repo.seats(db, match_id)
+    seats = ctx.seats.get(match_id)
+    if seats is None:
+        seats = repo.seats(db, match_id)
+        # copies bound to no session (a rollback of this one would expire the rows); read only
+        ctx.seats.put(match_id, [MatchSeat.model_validate(s.model_dump()) for s in seats])
+    return match, seats
 
 
 def listing(
@@ -614,6 +626,7 @@ def _save_progress(
     else:
         cache, match_id = ctx.cache, match.id
         after_commit(db, lambda: cache.put(match_id, new, state))
+        _announce(db, ctx, match_id)
 
 
 def _finish(
@@ -644,6 +657,13 @@ def _finish(
     _sync(match, values)
     rows = repo.match_actions(db, match.id)
     results.sign_and_store(db, ctx, match, seats, state, rows, winner_seat, reason)
+    _announce(db, ctx, match.id)
+
+
+def _announce(db: Session, ctx: Context, match_id: str) -> None:
+    """Tell the match's live-update streams (in every process) once this change is committed."""
+    events = ctx.events
+    after_commit(db, lambda: events.publish(match_id))
 
 
 def _active_seat(
@@ -651,7 +671,7 @@ def _active_seat(
 ) -> tuple[Match, list[MatchSeat], MatchSeat]:
     """The match, its seats and the caller's seat, if the match is active at
     `expected_version` (when given) once the turn timeout is applied."""
-    match, seats = get_match(db, match_id)
+    match, seats = get_match(db, match_id, ctx)
     seat = seat_of(seats, address)
     if enforce_timeout(db, ctx, match, seats):
         raise MatchNotActive(

@@ -8,6 +8,9 @@ the exact length where one is required. A refusal is an InvalidInput naming the 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+from eth_utils import to_checksum_address
 
 from ledger.errors import InvalidInput
 
@@ -48,3 +51,10 @@ def _expected(field: str, length: int | None) -> str:
     if length is None:
         return f"{field} must be 0x-hex"
     return f"{field} must be {length} bytes as 0x-hex"
+
+
+@lru_cache(maxsize=65536)
+def checksum_address(address: str) -> str:
+    """The EIP-55 checksummed form of a 20-byte hex address (remembered: an audit asks for the
+    same few addresses thousands of times); ValueError if it is not an address."""
+    return str(to_checksum_address(address))

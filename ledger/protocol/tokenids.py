@@ -5,11 +5,14 @@ The same function is `CardToken.tokenId(game, cardId)` on-chain (tests check the
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from eth_hash.auto import keccak
 
 from ledger.protocol.hexcodec import uint256_hex
 
 
+@lru_cache(maxsize=16384)
 def token_id(game: str, card_id: str) -> int:
     """The token id of card `card_id` of `game`, e.g. token_id("metax", "U92-JL")."""
     if ":" in game:

@@ -165,9 +165,35 @@ def _check_string(value: str, where: tuple[str | int, ...], max_length: int) -> 
         )
 
 
+def _suspect(value: str, max_length: int) -> bool:
+    return len(value) > max_length or "\x00" in value or _SURROGATE.search(value) is not None
+
+
+def _all_clean(document: Any, max_string_length: int) -> bool:
+    """Whether no string, key or number of `document` breaks a limit (no paths kept: fast)."""
+    stack = [document]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if _suspect(value, max_string_length):
+                return False
+        elif isinstance(value, dict):
+            for key in value:
+                if _suspect(key, max_string_length):
+                    return False
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, _Refused):
+            return False
+    return True
+
+
 def check_values(document: Any, max_string_length: int) -> None:
     """InvalidInput naming the first string (or key) that is too long or not valid Unicode, or
     number out of range."""
+    if _all_clean(document, max_string_length):
+        return
     stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
     while stack:
         value, where = stack.pop()

@@ -12,9 +12,12 @@ from sqlalchemy import Engine
 from ledger.chain.client import ChainClient
 from ledger.keys.roles import Role, load_signer
 from ledger.keys.signer import Signer
+from ledger.runtime.events import MatchEvents
+from ledger.runtime.sessions import SessionCache
 
 if TYPE_CHECKING:
     from engine import GameState
+    from ledger.db.models import MatchSeat
     from ledger.settings import Settings
 
 
@@ -54,6 +57,33 @@ class StateCache:
         return len(self._items)
 
 
+class SeatCache:
+    """A bounded LRU of the seats of started matches by match id. Seats do not change once a
+    match has started, so this process may reuse them instead of reading them again."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[str, list[MatchSeat]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, match_id: str) -> list[MatchSeat] | None:
+        """The seats of a started match, if cached."""
+        with self._lock:
+            seats = self._items.get(match_id)
+            if seats is not None:
+                self._items.move_to_end(match_id)
+            return seats
+
+    def put(self, match_id: str, seats: list[MatchSeat]) -> None:
+        """Remember the seats of a started match."""
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._items[match_id] = seats
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
 @dataclass
 class Context:
     """Everything a service needs besides the request's database session."""
@@ -63,6 +93,9 @@ class Context:
     settings: Settings
     signer: Signer
     cache: StateCache = field(default_factory=lambda: StateCache(256))
+    sessions: SessionCache = field(default_factory=lambda: SessionCache(0.0))
+    seats: SeatCache = field(default_factory=lambda: SeatCache(256))
+    events: MatchEvents = field(default_factory=lambda: MatchEvents(None, 256))
     _chain_id: int | None = None
 
     @classmethod
@@ -77,6 +110,9 @@ class Context:
             settings=settings,
             signer=signer,
             cache=StateCache(settings.match_cache_size),
+            sessions=SessionCache(settings.session_cache_seconds),
+            seats=SeatCache(settings.match_cache_size),
+            events=MatchEvents(settings.resolved_broker_url, settings.events_max_streams),
         )
 
     @property

@@ -1,4 +1,6 @@
-"""`metaledger bench api` runs end to end (tiny parameters) and reports every figure."""
+"""`metaledger bench api` runs end to end (tiny parameters) and reports every figure: the bare
+baseline and the signed moves measured in the same run, on SQLite, two processes and PostgreSQL,
+the deck phases, and the RSS of a (short) soak."""
 
 from __future__ import annotations
 
@@ -11,13 +13,27 @@ pytestmark = pytest.mark.chain
 
 @pytest.mark.slow
 def test_bench_api_smoke() -> None:
-    out = run(seconds=1.0, rate=20.0, clients=2, wallets=4, rounds=1)
+    out = run(
+        seconds=1.0, rate=20.0, clients=2, minutes=0.05, processes=2, match_clients=2, wallets=4
+    )
     for key in (
+        "baseline_per_s",
+        "baseline_cpu_ms_per_request",
+        "signed_actions_per_s",
+        "signed_cpu_ms_per_action",
+        "signed_actions_per_s_2_processes",
+        "signed_actions_per_s_postgres",
         "deck_verify_p50_ms",
         "deck_verify_p99_ms",
         "deck_verify_max_per_s",
         "actions_per_s",
         "api_rss_mb",
+        "api_rss_start_mb",
     ):
         assert isinstance(out[key], int | float) and out[key] > 0, (key, out)
+    assert out["signed_vs_baseline"] == round(
+        out["signed_actions_per_s"] / out["baseline_per_s"], 3
+    )
+    assert isinstance(out["api_rss_growth_pct"], int | float)
     assert out["deck_verify_errors"] == 0 and out["deck_verify_closed_loop_errors"] == 0
+    assert out["signed_errors"] == 0 and out["baseline_errors"] == 0

@@ -1,0 +1,143 @@
+"""Bulk audit: many match bundles (files, and the `*.json` files of folders) verified in one run,
+each with the one per-bundle verifier (`ledger.audit.verify.run_checks`).
+
+The chain is read through a `SnapshotRpc` pinned to the head block when the run starts: what
+bundles of the same batch share (the chain id, the MatchLedger's domain, the batch events,
+roots and head hash, signer registrations, block hashes) is asked once per worker process.
+Bundles are spread over `jobs` worker processes forked after the imports, so the engine and
+web3 are imported once. A malformed file is one outcome with its one-line reason, never an
+abort; a chain that does not answer stops the run (ServiceUnavailable)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ledger.audit.verify import run_checks
+from ledger.chain.snapshot import SnapshotRpc
+from ledger.chain.transport import JsonRpc
+from ledger.errors import InvalidInput, PayloadTooLarge
+from ledger.protocol.bundle import load_bundle
+from ledger.protocol.untrusted import JsonLimits
+
+
+@dataclass(frozen=True)
+class BundleOutcome:
+    """What the audit found for one file."""
+
+    path: str
+    ok: bool
+    #: names of the checks that failed (empty for a malformed file)
+    failed: tuple[str, ...] = ()
+    #: the first failed check's reason, or why the file is not a bundle
+    detail: str = ""
+    malformed: bool = False
+
+
+def bundle_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files named, and the `*.json` files under the folders named (sorted, recursively);
+    InvalidInput naming a path that does not exist or a folder without bundles."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*.json") if p.is_file())
+            if not found:
+                raise InvalidInput(f"cannot read {path}: a folder without any *.json bundle file")
+            files += found
+        elif path.exists():
+            files.append(path)
+        else:
+            raise InvalidInput(f"cannot read {path}: no such file or folder")
+    return files
+
+
+@dataclass
+class _Worker:
+    rpc: SnapshotRpc
+    limits: JsonLimits
+    api: str | None = None
+    leaves: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def batch_leaves(self, bundle: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """A format-1 bundle's batch leaf list from the API (read once per batch), if asked."""
+        if self.api is None or "batch_leaves" in bundle:
+            return None
+        batch_id = int(bundle["anchor"]["batch_id"])
+        if batch_id not in self.leaves:
+            from ledger.audit.leaves import fetch_leaves
+
+            self.leaves[batch_id] = fetch_leaves(self.api, batch_id, self.limits)
+        return self.leaves[batch_id]
+
+    def verify(self, path: Path) -> BundleOutcome:
+        try:
+            bundle = load_bundle(path, self.limits)
+        except (InvalidInput, PayloadTooLarge) as exc:
+            return BundleOutcome(str(path), False, detail=str(exc), malformed=True)
+        checks = run_checks(bundle, self.rpc, self.batch_leaves(bundle))
+        failed = [c for c in checks if not c.ok]
+        if not failed:
+            return BundleOutcome(str(path), True)
+        return BundleOutcome(
+            str(path), False, tuple(c.name for c in failed), f"{failed[0].name}: {failed[0].detail}"
+        )
+
+
+_WORKER: _Worker | None = None
+
+
+def _start_worker(
+    rpc_url: str, max_log_range: int, head: int, limits: JsonLimits, api: str | None
+) -> None:
+    global _WORKER
+    rpc = SnapshotRpc(rpc_url, max_log_range=max_log_range)
+    rpc.pin(head)
+    _WORKER = _Worker(rpc, limits, api)
+
+
+def _verify_in_worker(path: Path) -> BundleOutcome:
+    assert _WORKER is not None
+    return _WORKER.verify(path)
+
+
+def verify_many(
+    files: list[Path],
+    rpc_url: str,
+    limits: JsonLimits,
+    *,
+    jobs: int | None = None,
+    max_log_range: int = 2000,
+    api: str | None = None,
+    on_outcome: Callable[[BundleOutcome], None] | None = None,
+) -> list[BundleOutcome]:
+    """Verify every file against the chain at `rpc_url` as of its head now, in `jobs` processes
+    (default: one per core); the outcomes in the order of `files`. `api`: where format-1
+    bundles' batch leaf lists are read (`GET /batches/{id}`)."""
+    with JsonRpc(rpc_url, max_log_range=max_log_range) as probe:
+        head = probe.block_number()  # ServiceUnavailable (one line) when the RPC does not answer
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(files)))
+    outcomes: list[BundleOutcome] = []
+    for outcome in _outcomes(files, (rpc_url, max_log_range, head, limits, api), jobs):
+        outcomes.append(outcome)
+        if on_outcome is not None:
+            on_outcome(outcome)
+    return outcomes
+
+
+def _outcomes(files: list[Path], args: tuple[Any, ...], jobs: int) -> Iterator[BundleOutcome]:
+    if jobs == 1:
+        _start_worker(*args)
+        assert _WORKER is not None
+        try:
+            yield from map(_WORKER.verify, files)
+        finally:
+            _WORKER.rpc.close()
+        return
+    # fork: the workers inherit the imported engine and verifier instead of importing them again
+    with multiprocessing.get_context("fork").Pool(jobs, _start_worker, args) as pool:
+        yield from pool.imap(_verify_in_worker, files, chunksize=4)
