@@ -13,7 +13,8 @@ from ledger.db.models import (
     MatchSeat,
     MatchStatus,
 )
-from ledger.matches.service import AppliedAction, entry_count
+from ledger.matches.outcomes import AppliedAction
+from ledger.matches.service import entry_count
 from ledger.protocol.hexcodec import to_hex
 from ledger.results import service as results
 

@@ -10,9 +10,17 @@ leaf list). Each check is named; `verify_bundle` returns them all.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ledger.audit.checks import (
+    CHECKS,
+    END_REASONS,
+    UNSIGNED,
+    Check,
+    CheckFailed,
+    Informational,
+)
+from ledger.audit.checks import require as _require
 from ledger.chain.contracts import AnchoredBatch, CardToken, MatchLedger, eip1271_accepts
 from ledger.chain.transport import JsonRpc, RpcError
 from ledger.errors import InvalidInput, ServiceUnavailable
@@ -37,59 +45,7 @@ from ledger.protocol.signedmoves import (
 )
 from ledger.protocol.tokenids import token_id
 
-#: the result's end_reason for each way a replay ends
-END_REASONS = {
-    "rules": "completed",
-    "engine-limit": "engine-limit",
-    "resign": "resign",
-    "timeout": "timeout",
-}
-#: what format-1 bundles are reported as by the checks of signed transcripts
-UNSIGNED = "not applicable: moves not signed by players (format 1)"
-
-CHECKS = (
-    "bundle-format",
-    "chain-id",
-    "eip712-domain",
-    "result-digest",
-    "signature",
-    "merkle-proof",
-    "batch-hash-chain",
-    "signer-registered",
-    "seed-commitments",
-    "decks",
-    "ownership",
-    "transcript-hash",
-    "replay",
-    "seat-authorizations",
-    "player-signatures",
-    "players-acknowledged",
-    "batch-leaves",
-)
-
-
-@dataclass(frozen=True)
-class Check:
-    """One named verification step and its outcome; `info` marks a report that is not a
-    pass (a check that does not apply, or what stays the operator's word)."""
-
-    name: str
-    ok: bool
-    detail: str
-    info: bool = False
-
-
-class Informational(Exception):
-    """Raised inside a check that has nothing to pass or fail: the message is its report."""
-
-
-class CheckFailed(Exception):
-    """Raised inside a check with the reason it failed."""
-
-
-def _require(condition: bool, reason: str) -> None:
-    if not condition:
-        raise CheckFailed(reason)
+__all__ = ["CHECKS", "END_REASONS", "UNSIGNED", "Check", "run_checks", "verify_bundle"]
 
 
 class _Verifier:

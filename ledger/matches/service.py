@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -67,6 +66,7 @@ from ledger.errors import (
 from ledger.matches import repository as repo
 from ledger.matches import signing
 from ledger.matches.options import check_options
+from ledger.matches.outcomes import AppliedAction, MoveOutcome
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import commit_of, derive_seed
@@ -500,28 +500,6 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
 
 
 # -- playing -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class AppliedAction:
-    """One action applied in this request: the real action (for the transcript), its signed
-    entry, and what each reader may read of it (`views`: player 0's, player 1's, a spectator's)."""
-
-    index: int
-    seat: int
-    action: list[Any]
-    entry: signing.Entry
-    views: tuple[dict[str, Any], ...]
-    by_bot: bool
-
-
-@dataclass
-class MoveOutcome:
-    """What one submission did: the actions applied (the caller's and the bot's replies)."""
-
-    match: Match
-    applied: list[AppliedAction] = field(default_factory=list)
-    state: GameState | None = None
 
 
 class _Progress:
