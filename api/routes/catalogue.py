@@ -29,7 +29,19 @@ def game(game: Annotated[str, Path(max_length=32)]) -> schemas.GameOut:
 def cards(game: Annotated[str, Path(max_length=32)], ctx: Ctx) -> list[schemas.CardOut]:
     """The game's card designs with their ERC-1155 token ids."""
     rows = run(ctx, lambda db: catalogue.cards(db, game), write=False)
-    return [schemas.CardOut.model_validate(r) for r in rows]
+    positions = catalogue.card_positions(game)
+    return [
+        schemas.CardOut(
+            game=r.game,
+            card_id=r.card_id,
+            index=positions[r.card_id],
+            name=r.name,
+            kind=r.kind,
+            token_id=r.token_id,
+            data=r.data,
+        )
+        for r in rows
+    ]
 
 
 @router.get("/wallets/{address}/cards", response_model=schemas.CollectionOut)

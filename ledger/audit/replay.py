@@ -1,0 +1,51 @@
+"""A recorded match step by step: the board a spectator sees after each action of a transcript
+(the audit page's replay). Nothing here vouches for the transcript: the verifier does that."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from engine import Action, EngineError, Transcript, get_game
+from ledger.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """The transcript's actions (seat and label of each) and the board after `step` of them."""
+
+    total: int
+    step: int
+    actions: list[dict[str, Any]]
+    observation: dict[str, Any]
+
+
+def replay_steps(transcript: Any, step: int) -> ReplayStep:
+    """Replay `transcript` up to `step` actions (clamped to its length); every action's seat and
+    label, and the spectator's board there. InvalidInput for a malformed transcript or an action
+    the rules refuse (naming its index)."""
+    try:
+        t = Transcript.from_json(transcript)
+        game = get_game(t.game)
+        state = game.new_match(
+            (t.decks[0], t.decks[1]), t.seed, {**game.default_options, **t.options}
+        )
+    except (EngineError, KeyError, TypeError, ValueError) as exc:
+        raise InvalidInput(f"transcript: {exc}", field="transcript") from None
+    stop = min(max(step, 0), len(t.actions))
+    actions: list[dict[str, Any]] = []
+    board = state.observation(None) if stop == 0 else {}
+    for index, raw in enumerate(t.actions):
+        try:
+            action = Action.from_json(raw)
+            seat = state.current_player
+            actions.append({"index": index, "seat": seat, "label": state.label(action)})
+            state.apply(action)
+        except (EngineError, KeyError, TypeError, ValueError) as exc:
+            raise InvalidInput(
+                f"transcript action {index} does not replay: {exc}",
+                field=f"transcript.actions[{index}]",
+            ) from None
+        if index + 1 == stop:
+            board = state.observation(None)
+    return ReplayStep(len(t.actions), stop, actions, board)

