@@ -263,3 +263,23 @@ def wallet(
     yield open_wallet
     for context in opened:
         context.close()
+
+
+def transfer_card(stack: Stack, sender: str, to: str, game: str, card_id: str, copies: int) -> None:
+    """`sender` (an Anvil dev account) sends copies of a card to `to` with ERC-1155
+    safeTransferFrom, signed by Anvil itself (eth_sendTransaction)."""
+    from web3 import Web3
+
+    from ledger.chain.deployment import Deployment
+    from ledger.devstack.deploy import contract
+    from ledger.protocol.tokenids import token_id
+
+    deployment = Deployment.load(stack.data / "deployment.json")
+    w3 = Web3(Web3.HTTPProvider(stack.rpc_url))
+    token = contract(w3, deployment, "CardToken")
+    data = token.encode_abi("safeTransferFrom", [sender, to, token_id(game, card_id), copies, b""])
+    tx = stack.rpc(
+        "eth_sendTransaction", {"from": sender, "to": deployment.card_token, "data": data}
+    )
+    receipt = w3.eth.wait_for_transaction_receipt(tx)
+    assert receipt["status"] == 1

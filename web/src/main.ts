@@ -55,7 +55,7 @@ async function renderAccount(): Promise<void> {
 
 async function route(): Promise<void> {
   stopAll();
-  clearMessage();
+  clearMessage(true);
   const page = PAGES[location.pathname] ?? PAGES["/"];
   document.title = page.title === "MetaLedger" ? page.title : `${page.title} · MetaLedger`;
   for (const link of document.querySelectorAll<HTMLAnchorElement>("header nav a")) {

@@ -14,19 +14,26 @@ export function showError(error: unknown): void {
   box.hidden = false;
 }
 
-/** Show a neutral notice in the message line. */
+/** Show a neutral notice in the message line (kept across the next change of page). */
 export function notify(text: string): void {
   const box = document.getElementById("message");
   if (!box) return;
   box.textContent = text;
   box.className = "message info";
+  box.dataset.keep = "1";
   box.hidden = false;
 }
 
-/** Hide the message line. */
-export function clearMessage(): void {
+/** Hide the message line (`onNavigation`: unless a notice asked to outlive the page change). */
+export function clearMessage(onNavigation = false): void {
   const box = document.getElementById("message");
-  if (box) box.hidden = true;
+  if (!box) return;
+  if (onNavigation && box.dataset.keep === "1") {
+    delete box.dataset.keep;
+    return;
+  }
+  delete box.dataset.keep;
+  box.hidden = true;
 }
 
 /** Run `work` for a button: disabled while it runs, errors shown in the message line. */

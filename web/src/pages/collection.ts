@@ -22,7 +22,7 @@ interface Collection {
 }
 
 /** How often the page re-reads the collection (polling fallback, see live.ts). */
-const REFRESH_MS = 1500;
+const REFRESH_MS = 1000;
 
 export async function renderCollection(main: HTMLElement): Promise<void> {
   main.append(h("h1", null, "Collection"));
