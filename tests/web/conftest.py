@@ -283,3 +283,41 @@ def transfer_card(stack: Stack, sender: str, to: str, game: str, card_id: str, c
     )
     receipt = w3.eth.wait_for_transaction_receipt(tx)
     assert receipt["status"] == 1
+
+
+def save_starter_deck(w: WalletPage, game: str, which: int = 1) -> str:
+    """Build `game`'s starter deck `which` (1 or 2) in the deck builder, save it; its id."""
+    w.goto(f"/deck-builder?game={game}")
+    w.page.get_by_role("button", name=f"Start from starter deck {which}").click()
+    w.page.wait_for_selector("#deck-rules [data-ok='1']")
+    w.page.click("#save-deck")
+    w.page.wait_for_selector("text=Deck (reopened)")
+    return w.page.url.split("deck=")[1]
+
+
+def play_by_clicking(w: WalletPage, game: str, max_moves: int = 3000) -> int:
+    """Click the first legal action until the match ends; the number of clicks. Each click's
+    time to the updated board is recorded by the page (window.__metaledger.moves)."""
+    clicks = 0
+    while clicks < max_moves:
+        w.page.wait_for_selector("#actions button.move, #result h2", state="attached")
+        if w.page.query_selector("#result h2"):
+            break
+        before = w.page.evaluate("() => window.__metaledger.moves.length")
+        button = w.page.query_selector("#actions button.move:not([disabled])")
+        if button is None:
+            w.page.wait_for_timeout(20)
+            continue
+        button.click()
+        clicks += 1
+        w.page.wait_for_function(
+            "(n) => window.__metaledger.moves.length > n || document.querySelector('.message.error:not([hidden])')",
+            arg=before,
+        )
+        error = w.page.query_selector(".message.error:not([hidden])")
+        assert error is None, error.inner_text()
+    assert w.page.query_selector("#result h2"), f"no result after {clicks} clicks"
+    if w.metrics is not None:
+        moves = w.page.evaluate("() => window.__metaledger.moves.splice(0)")
+        w.metrics.move_to_board_ms.setdefault(game, []).extend(moves)
+    return clicks

@@ -78,7 +78,7 @@ interface Result {
 /** Figures the browser tests read: click → updated board, in milliseconds. */
 const metrics = ((window as unknown as { __metaledger?: { moves: number[] } }).__metaledger ??= { moves: [] });
 /** How often the page looks for the opponent's move or the anchoring (polling fallback, live.ts). */
-const POLL_MS = 700;
+const POLL_MS = 400;
 
 export async function renderPlay(main: HTMLElement, params: URLSearchParams): Promise<void> {
   main.append(h("h1", null, "Play"));
