@@ -139,6 +139,8 @@ class Metrics:
 
     first_contentful_paint_ms: dict[str, list[float]] = field(default_factory=dict)
     move_to_board_ms: dict[str, list[float]] = field(default_factory=dict)
+    #: of which the POST /matches/{id}/actions round trip (the bot's reply included)
+    move_api_ms: dict[str, list[float]] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """Per page the worst FCP; per game and over all moves the p50/p95/max click-to-board."""
@@ -147,27 +149,29 @@ class Metrics:
             ordered = sorted(values)
             return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
 
-        moves = [v for vs in self.move_to_board_ms.values() for v in vs]
+        def spread(by_game: dict[str, list[float]]) -> dict[str, Any]:
+            every = [v for vs in by_game.values() for v in vs]
+            out: dict[str, Any] = {
+                game: {
+                    "p50": pct(v, 0.5),
+                    "p95": pct(v, 0.95),
+                    "max": round(max(v), 1),
+                    "moves": len(v),
+                }
+                for game, v in sorted(by_game.items())
+                if v
+            }
+            if every:
+                out["all"] = {"p50": pct(every, 0.5), "p95": pct(every, 0.95), "moves": len(every)}
+            return out
+
         return {
             "first_contentful_paint_ms": {
                 page: {"max": round(max(v), 1), "samples": len(v)}
                 for page, v in sorted(self.first_contentful_paint_ms.items())
             },
-            "move_to_board_ms": {
-                **{
-                    game: {
-                        "p50": pct(v, 0.5),
-                        "p95": pct(v, 0.95),
-                        "max": round(max(v), 1),
-                        "moves": len(v),
-                    }
-                    for game, v in sorted(self.move_to_board_ms.items())
-                    if v
-                },
-                "all": {"p50": pct(moves, 0.5), "p95": pct(moves, 0.95), "moves": len(moves)}
-                if moves
-                else {},
-            },
+            "move_to_board_ms": spread(self.move_to_board_ms),
+            "move_api_round_trip_ms": spread(self.move_api_ms),
             "load": os.getloadavg()[0],
         }
 
@@ -319,5 +323,7 @@ def play_by_clicking(w: WalletPage, game: str, max_moves: int = 3000) -> int:
     assert w.page.query_selector("#result h2"), f"no result after {clicks} clicks"
     if w.metrics is not None:
         moves = w.page.evaluate("() => window.__metaledger.moves.splice(0)")
+        fetches = w.page.evaluate("() => window.__metaledger.fetches.splice(0)")
         w.metrics.move_to_board_ms.setdefault(game, []).extend(moves)
+        w.metrics.move_api_ms.setdefault(game, []).extend(fetches)
     return clicks

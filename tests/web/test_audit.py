@@ -30,8 +30,10 @@ def anchored_match(stack: Stack) -> tuple[str, dict[str, Any]]:
     """A bot match played with the CLI (`metaledger play`, as a user runs it), once its bundle
     is served (its batch is anchored and confirmed): (match id, bundle)."""
     played = subprocess.run(
-        [sys.executable, "-m", "ledger.cli", "play", "--data-dir", str(stack.data)]
-        + ["--key", DEMO_KEYS[2], "--game", "metamasters", "--bot", "random"],
+        [
+            *(sys.executable, "-m", "ledger.cli", "play", "--data-dir", str(stack.data)),
+            *("--key", DEMO_KEYS[2], "--game", "metamasters", "--bot", "random"),
+        ],
         capture_output=True,
         text=True,
         timeout=300,

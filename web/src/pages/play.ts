@@ -76,9 +76,11 @@ interface Result {
 }
 
 /** Figures the browser tests read: click → updated board, in milliseconds. */
-const metrics = ((window as unknown as { __metaledger?: { moves: number[] } }).__metaledger ??= { moves: [] });
+const metrics = ((window as unknown as { __metaledger?: { moves: number[]; fetches: number[] } }).__metaledger ??= { moves: [], fetches: [] });
 /** How often the page looks for the opponent's move or the anchoring (polling fallback, live.ts). */
 const POLL_MS = 400;
+/** How long after a move the page re-reads the turn deadline (unless another move comes first). */
+const DEADLINE_REREAD_MS = 1500;
 
 export async function renderPlay(main: HTMLElement, params: URLSearchParams): Promise<void> {
   main.append(h("h1", null, "Play"));
@@ -191,6 +193,18 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
     (choices.querySelector("button.move") as HTMLButtonElement | null)?.focus({ preventScroll: true });
   };
 
+  // the new turn deadline, read once the player pauses (not between quick clicks: a read that
+  // races the next move's write only slows that move down)
+  let deadlineTimer = 0;
+  const rereadDeadline = () => {
+    window.clearTimeout(deadlineTimer);
+    deadlineTimer = window.setTimeout(() => {
+      void api<Match>("GET", `/matches/${match.id}`).then((m) => {
+        if (m.version === match.version) deadline = m.turn_deadline ? Date.parse(m.turn_deadline) : null;
+      });
+    }, DEADLINE_REREAD_MS);
+  };
+
   const move = async (button: HTMLButtonElement, legal: Legal, version: number) => {
     const started = performance.now();
     for (const b of choices.querySelectorAll("button")) (b as HTMLButtonElement).disabled = true;
@@ -204,13 +218,14 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
         }
         throw exc;
       }
+      metrics.fetches.push(performance.now() - started);
       match = { ...match, version: out.version, status: out.status, current_player: out.current_player, winner_seat: out.winner_seat, end_reason: out.end_reason };
       if (out.observation) fill(boardBox, renderBoard(out.observation, seat, cards));
       addLog(out.applied);
       showChoices(out.legal_actions, out.your_turn, out.version);
       requestAnimationFrame(() => metrics.moves.push(performance.now() - started));
       if (out.status !== "active") await refresh();
-      else void api<Match>("GET", `/matches/${match.id}`).then((m) => { match = m; deadline = m.turn_deadline ? Date.parse(m.turn_deadline) : null; });
+      else rereadDeadline();
     });
   };
 
