@@ -35,3 +35,28 @@ def test_sign_in_survives_a_reload_and_signs_out(wallet: Callable[[str], WalletP
         token,
     )
     assert status == 401
+
+
+def test_keyboard_only_and_phone_width(wallet: Callable[[str], WalletPage]) -> None:
+    w = wallet(DEMO_KEYS[0], width=375, height=740)
+    w.goto("/")
+    # sign in and reach the collection with the keyboard alone
+    for _ in range(12):
+        w.page.keyboard.press("Tab")
+        if (
+            w.page.evaluate("() => document.activeElement?.textContent")
+            == "Sign in with Test Wallet"
+        ):
+            break
+    w.page.keyboard.press("Enter")
+    w.page.wait_for_selector(f"[data-address='{w.address}']")
+    w.page.focus("a[href='/collection']")
+    w.page.keyboard.press("Enter")
+    w.page.wait_for_selector("#collection li.card")
+    assert w.page.evaluate("() => location.pathname") == "/collection"
+    # nothing wider than the phone's screen
+    overflow = w.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{overflow}px wider than the screen"
+    w.page.keyboard.press("Tab")
+    assert w.page.evaluate("() => document.activeElement !== document.body")
+    w.shot("collection-phone")
