@@ -151,6 +151,9 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
   let deadline: number | null = null;
   let seat: number | null = match.your_seat;
   let stopPolling: (() => void) | null = null;
+  // a read that started before a move was applied must not draw the older board over it
+  let moving = false;
+  let newest = -1;
 
   const headLine = () =>
     fill(
@@ -208,6 +211,7 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
   const move = async (button: HTMLButtonElement, legal: Legal, version: number) => {
     const started = performance.now();
     for (const b of choices.querySelectorAll("button")) (b as HTMLButtonElement).disabled = true;
+    moving = true;
     await busy(button, async () => {
       let out: ActionOut;
       try {
@@ -219,6 +223,8 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
         throw exc;
       }
       metrics.fetches.push(performance.now() - started);
+      newest = Math.max(newest, out.version);
+      moving = false;
       match = { ...match, version: out.version, status: out.status, current_player: out.current_player, winner_seat: out.winner_seat, end_reason: out.end_reason };
       if (out.observation) fill(boardBox, renderBoard(out.observation, seat, cards));
       addLog(out.applied);
@@ -227,6 +233,7 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
       if (out.status !== "active") await refresh();
       else rereadDeadline();
     });
+    moving = false;
   };
 
   const seedStep = async () => {
@@ -295,8 +302,12 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
     if (match.status === "active" || match.status === "finished") {
       forgetSecret(match.id, address);
       const view = await api<View>("GET", `/matches/${match.id}/view`);
+      const missed = logged < view.match.version - 1 ? await api<Applied[]>("GET", `/matches/${match.id}/actions?since=${logged + 1}&limit=1000`) : [];
+      if (moving || view.match.version < newest) return; // a move overtook this read
+      newest = view.match.version;
+      match = view.match;
       if (view.observation) fill(boardBox, renderBoard(view.observation, seat, cards));
-      if (logged < match.version - 1) addLog(await api<Applied[]>("GET", `/matches/${match.id}/actions?since=${logged + 1}&limit=1000`));
+      addLog(missed);
       showChoices(view.legal_actions, view.your_turn, view.match.version);
       fill(status, match.status === "active" ? (view.your_turn ? "Your turn." : "The opponent's turn.") : `The match is over${match.end_reason ? ` (${match.end_reason})` : ""}.`);
     } else {
