@@ -10,7 +10,13 @@ from collections.abc import Callable
 import pytest
 
 from ledger.devstack.demo import DEMO_KEYS
-from tests.web.conftest import WalletPage, play_by_clicking, save_starter_deck
+from tests.web.conftest import (
+    WalletPage,
+    click_move,
+    play_by_clicking,
+    record_moves,
+    save_starter_deck,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -90,15 +96,10 @@ def test_a_match_between_two_wallets_in_two_browser_contexts(
         if mover is None:
             a.page.wait_for_timeout(50)
             continue
-        before = mover.page.evaluate("() => window.__metaledger.moves.length")
-        mover.page.click("#actions button.move:not([disabled])")
+        click_move(mover)
         clicks += 1
-        mover.page.wait_for_function(
-            "(n) => window.__metaledger.moves.length > n || document.querySelector('.message.error:not([hidden])')",
-            arg=before,
-        )
-        error = mover.page.query_selector(".message.error:not([hidden])")
-        assert error is None, error.inner_text()
+    for w in (a, b):
+        record_moves(w, "metax, two wallets (no bot)")
     texts = [w.page.inner_text("#result h2") for w in (a, b)]
     assert sorted(texts)[0].startswith("Result: you lost") or "draw" in texts[0], texts
     assert any("you won" in t for t in texts) or all("draw" in t for t in texts)
