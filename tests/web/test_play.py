@@ -106,3 +106,20 @@ def test_a_match_between_two_wallets_in_two_browser_contexts(
     # each saw the other's moves in its log, labelled as the opponent's
     assert a.page.locator("#log li:has-text('player 2')").count() > 0
     assert b.page.locator("#log li:has-text('player 1')").count() > 0
+
+
+def test_resign_from_the_page_loses_the_match(wallet: Callable[[str], WalletPage]) -> None:
+    w = wallet(DEMO_KEYS[2])
+    w.goto("/")
+    w.sign_in()
+    deck = save_starter_deck(w, "metaversus", 2)
+    w.goto(f"/play?deck={deck}")
+    w.page.select_option("#new-opponent", "bot:random")
+    w.page.click("#create-match")
+    w.page.wait_for_selector("#board .board")
+    click_move(w)
+    w.page.once("dialog", lambda dialog: dialog.accept())
+    w.page.click("#resign")
+    w.page.wait_for_selector("#result h2:has-text('you lost (resign)')")
+    assert w.page.query_selector("#anchoring, #anchored")
+    assert not w.page.query_selector("#actions button.move")

@@ -86,15 +86,15 @@ export async function renderDecks(main: HTMLElement, params: URLSearchParams): P
     }
     const out = await api<DeckCheck>("POST", "/decks/check", { game: game.name, cards: Object.fromEntries(deck) });
     if (ticket !== checking) return; // a newer change is being checked
-    const short_of = Object.entries(out.required).filter(([c, n]) => (held.get(c) ?? 0) < n);
+    const shortOf = Object.entries(out.required).filter(([c, n]) => (held.get(c) ?? 0) < n);
     fill(
       rules,
       out.ok
         ? h("p", { class: "ok", "data-ok": "1" }, "✓ The deck follows every deck-building rule of ", game.title, ".")
         : h("p", { class: "bad", "data-ok": "0" }, `✗ ${out.violations.length} rule(s) broken:`),
       h("ul", null, ...out.violations.map((v) => h("li", { "data-rule": v.rule }, v.message))),
-      short_of.length
-        ? h("p", { class: "bad" }, "You hold too few copies of: ", short_of.map(([c, n]) => `${byId.get(c)?.name ?? c} (${held.get(c) ?? 0}/${n})`).join(", "))
+      shortOf.length
+        ? h("p", { class: "bad" }, "You hold too few copies of: ", shortOf.map(([c, n]) => `${byId.get(c)?.name ?? c} (${held.get(c) ?? 0}/${n})`).join(", "))
         : null,
     );
   };

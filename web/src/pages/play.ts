@@ -5,7 +5,7 @@
 import { api, Problem } from "../api";
 import { indexOf, listGames } from "../catalogue";
 import { fill, h, short } from "../dom";
-import { watch } from "../live";
+import { listen, watch } from "../live";
 import { navigate } from "../nav";
 import { commitOf, forgetSecret, hasSecret, secretFor } from "../seed";
 import { action, busy, notify, requireSignIn } from "../ui";
@@ -79,6 +79,8 @@ interface Result {
 const metrics = ((window as unknown as { __metaledger?: { moves: number[]; fetches: number[] } }).__metaledger ??= { moves: [], fetches: [] });
 /** How often the page looks for the opponent's move or the anchoring (polling fallback, live.ts). */
 const POLL_MS = 400;
+/** With pushed updates, a slow re-read all the same (in case an event was missed). */
+const PUSHED_SAFETY_POLL_MS = 5000;
 /** How long after a move the page re-reads the turn deadline (unless another move comes first). */
 const DEADLINE_REREAD_MS = 1500;
 
@@ -329,12 +331,36 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
   };
   await refresh();
   watch(tick, 1000);
-  // wait for the other side (its move, its commitment, the anchoring), never while it is your move
-  stopPolling = watch(async () => {
+  // wait for the other side (its move, its commitment, the anchoring), never while it is your
+  // move: pushed by the API's event stream where it has one, else polled (see live.ts)
+  const poll = async () => {
     if (match.status === "active" && match.current_player === seat && choices.querySelector("button.move")) return;
     if (match.status === "cancelled") return;
     await refresh();
-  }, POLL_MS);
+  };
+  let again = false;
+  let running: Promise<void> | null = null;
+  const pushed = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        if (!moving) await refresh().catch(() => {});
+      } while (again);
+    })();
+    await running;
+    running = null;
+  };
+  const onPush = await listen(`/matches/${match.id}/events`, () => void pushed(), () => {
+    stopPolling?.();
+    main.dataset.updates = "poll";
+    stopPolling = watch(poll, POLL_MS);
+  });
+  main.dataset.updates = onPush ? "push" : "poll";
+  stopPolling = watch(poll, onPush ? PUSHED_SAFETY_POLL_MS : POLL_MS);
 }
 
 async function offerJoin(box: HTMLElement, match: Match, refresh: () => Promise<void>): Promise<void> {
