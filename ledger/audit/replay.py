@@ -8,6 +8,7 @@ from typing import Any
 
 from engine import Action, EngineError, Transcript, get_game
 from ledger.errors import InvalidInput
+from ledger.matches.options import check_options
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ def replay_steps(transcript: Any, step: int) -> ReplayStep:
     try:
         t = Transcript.from_json(transcript)
         game = get_game(t.game)
+        check_options(game.name, game.option_schema, t.options)  # e.g. no Token count of 10^9
         state = game.new_match(
             (t.decks[0], t.decks[1]), t.seed, {**game.default_options, **t.options}
         )
@@ -36,16 +38,18 @@ def replay_steps(transcript: Any, step: int) -> ReplayStep:
     actions: list[dict[str, Any]] = []
     board = state.observation(None) if stop == 0 else {}
     for index, raw in enumerate(t.actions):
+        before = state.clone()
         try:
             action = Action.from_json(raw)
-            seat = state.current_player
-            actions.append({"index": index, "seat": seat, "label": state.label(action)})
-            state.apply(action)
+            state.apply(action)  # IllegalAction for a move the rules refuse
         except (EngineError, KeyError, TypeError, ValueError) as exc:
             raise InvalidInput(
                 f"transcript action {index} does not replay: {exc}",
                 field=f"transcript.actions[{index}]",
             ) from None
+        actions.append(
+            {"index": index, "seat": before.current_player, "label": before.label(action)}
+        )
         if index + 1 == stop:
             board = state.observation(None)
     return ReplayStep(len(t.actions), stop, actions, board)

@@ -73,6 +73,9 @@ def test_audit_replay_steps_through_a_transcript(client: httpx.Client) -> None:
     assert out["observation"]["hand"] is None  # a spectator sees no hand
     last = client.post("/audit/replay", json={"transcript": body, "step": 10**6}).json()
     assert last["step"] == last["total"] and last["observation"]["over"] is True
+    huge = {**body, "game": "metamasters", "options": {"tokens": 10**9}}
+    refused = client.post("/audit/replay", json={"transcript": huge, "step": 1})
+    assert refused.status_code == 422 and refused.json()["field"] == "options.tokens", refused.text
     body["actions"][2] = ["no-such-move"]
     bad = client.post("/audit/replay", json={"transcript": body, "step": 5})
     assert bad.status_code == 422 and "action 2" in bad.json()["detail"]
