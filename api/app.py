@@ -13,6 +13,7 @@ from api import docs, pages, problems
 from api.limits import InputLimitsMiddleware
 from api.metrics import MetricsMiddleware
 from api.routes import audit, auth, catalogue, decks, matches, system
+from api.timeouts import TimeoutSweeper
 from ledger.catalogue.service import sync_card_designs
 from ledger.chain.client import ChainClient
 from ledger.db import get_engine, run_unit
@@ -49,11 +50,15 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
         try:
             _prepare_database(engine)
             app.state.ctx = ctx
+            sweeper = TimeoutSweeper(ctx).start()
             # everything loaded so far (catalogues, compiled effects, routes) lives as long as
             # the process: keep it out of the cyclic GC's generations so collections stay short
             gc.collect()
             gc.freeze()
-            yield
+            try:
+                yield
+            finally:
+                sweeper.stop()
         finally:
             if chain is None:
                 ctx.chain.close()

@@ -10,8 +10,6 @@ from typing import Any
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ledger.errors import ConfigurationError
-
 ANVIL_CHAIN_ID = 31337
 #: Default admin handover delay off chain 31337 (see contracts/SECURITY.md, "Admin").
 PRODUCTION_ADMIN_DELAY_SECONDS = 5 * 24 * 3600
@@ -62,12 +60,48 @@ class Settings(BaseSettings):
         description="default: 0 on chain 31337, else 432000 (5 days); the contracts' admin handover delay",
     )
 
-    # keys: defaults are Anvil dev keys, refused on any chain id other than 31337
-    publisher_key: SecretStr = Field(
-        SecretStr(ANVIL_DEV_KEYS[0]), description="deploys, mints, admin"
+    # keys, one per role (ledger.keys.roles): an encrypted keystore with its password from a
+    # file or the environment; a plain hex key only on chain 31337, where Anvil's dev keys are
+    # the defaults (refused on any other chain)
+    publisher_key: SecretStr | None = Field(
+        None,
+        description="plain hex key of the publisher (chain 31337 only; default: Anvil dev key 0)",
     )
-    signer_key: SecretStr = Field(SecretStr(ANVIL_DEV_KEYS[1]), description="signs results")
-    anchorer_key: SecretStr = Field(SecretStr(ANVIL_DEV_KEYS[2]), description="anchors batches")
+    publisher_keystore: Path | None = Field(
+        None, description="keystore JSON of the publisher key (deploys, mints, admin: CLI only)"
+    )
+    publisher_keystore_password_file: Path | None = Field(
+        None, description="file holding the publisher keystore's password"
+    )
+    publisher_keystore_password: SecretStr | None = Field(
+        None, description="the publisher keystore's password (if no password file)"
+    )
+    signer_key: SecretStr | None = Field(
+        None,
+        description="plain hex key of the result signer (chain 31337 only; default: Anvil dev key 1)",
+    )
+    signer_keystore: Path | None = Field(
+        None, description="keystore JSON of the result signer key (the API process)"
+    )
+    signer_keystore_password_file: Path | None = Field(
+        None, description="file holding the result signer keystore's password"
+    )
+    signer_keystore_password: SecretStr | None = Field(
+        None, description="the result signer keystore's password (if no password file)"
+    )
+    anchorer_key: SecretStr | None = Field(
+        None,
+        description="plain hex key of the anchorer (chain 31337 only; default: Anvil dev key 2)",
+    )
+    anchorer_keystore: Path | None = Field(
+        None, description="keystore JSON of the anchorer key (the workers)"
+    )
+    anchorer_keystore_password_file: Path | None = Field(
+        None, description="file holding the anchorer keystore's password"
+    )
+    anchorer_keystore_password: SecretStr | None = Field(
+        None, description="the anchorer keystore's password (if no password file)"
+    )
 
     # persistence and broker
     database_url: str | None = Field(
@@ -90,6 +124,14 @@ class Settings(BaseSettings):
     batch_max_results: int = Field(1024, ge=1, description="a batch closes at this many results")
     batch_max_seconds: float = Field(10.0, gt=0, description="... or after this many seconds")
     indexer_reorg_depth: int = Field(12, ge=0, description="blocks the indexer re-reads")
+    anchor_replace_after_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="an anchor transaction unmined this long is replaced (same nonce, fees +12.5 % or more)",
+    )
+    anchor_max_fee_gwei: float = Field(
+        500.0, gt=0, description="the highest max fee per gas (gwei) an anchor transaction offers"
+    )
     indexer_poll_seconds: float = Field(
         2.0, description="how often the indexer looks for transfers"
     )
@@ -117,7 +159,16 @@ class Settings(BaseSettings):
         description="/healthz answers 503 once a result has waited this long to be anchored",
     )
 
-    @field_validator("data_dir", "deployment_file")
+    @field_validator(
+        "data_dir",
+        "deployment_file",
+        "publisher_keystore",
+        "publisher_keystore_password_file",
+        "signer_keystore",
+        "signer_keystore_password_file",
+        "anchorer_keystore",
+        "anchorer_keystore_password_file",
+    )
     @classmethod
     def _absolute_path(cls, path: Path | None) -> Path | None:
         # made absolute once, here: child processes (redis-server chdirs into its --dir) and
@@ -207,20 +258,6 @@ class Settings(BaseSettings):
     def resolved_siwe_uri(self) -> str:
         """The URI (origin) sign-in messages must name."""
         return self.siwe_uri or f"http://{self.resolved_siwe_domain}"
-
-    def uses_dev_keys(self) -> bool:
-        """Whether any operator key is one of Anvil's public dev keys."""
-        keys = (self.publisher_key, self.signer_key, self.anchorer_key)
-        return any(k.get_secret_value().lower() in ANVIL_DEV_KEYS for k in keys)
-
-    def check_keys_for_chain(self, chain_id: int) -> None:
-        """Refuse Anvil's public dev keys on any chain other than 31337."""
-        if chain_id != ANVIL_CHAIN_ID and self.uses_dev_keys():
-            raise ConfigurationError(
-                f"chain id {chain_id} is not a local Anvil chain (31337) but an operator key is one of "
-                "Anvil's public dev keys; set METALEDGER_PUBLISHER_KEY, METALEDGER_SIGNER_KEY and "
-                "METALEDGER_ANCHORER_KEY"
-            )
 
 
 _OVERRIDES: dict[str, Any] = {}

@@ -16,4 +16,5 @@ pytest_plugins = [
     "tests.fixtures.database",
     "tests.fixtures.broker",
     "tests.fixtures.contracts",
+    "tests.fixtures.rpcproxy",
 ]

@@ -13,8 +13,12 @@ USAGE = "usage: python -m workers worker|beat"
 
 def main(argv: list[str]) -> None:
     """Run the process named by `argv[0]`; an expected error is one `error:` line."""
+    from ledger.keys.roles import SERVER_ROLES, hold_only
+
     command = argv[0] if argv else ""
     try:
+        if command in SERVER_ROLES:
+            hold_only(get_settings(), command, *SERVER_ROLES[command])
         if command == "worker":
             from workers.app import celery_app
 

@@ -2,7 +2,9 @@
 
 Run workers with ``metaledger worker`` (= ``celery -A workers.app:celery_app worker
 --pool=solo --concurrency=1``) and exactly one scheduler with ``metaledger beat``. Tasks are
-thin: they call ``ledger.anchoring.service`` and ``ledger.indexing.service`` and ``ledger.matches.service``.
+thin: they call ``ledger.anchoring.service`` and ``ledger.indexing.service``. Workers hold the
+anchorer key only; the turn-timeout sweep signs results, so it runs in the API processes
+(``api.timeouts``).
 Each worker records a heartbeat in the database (``workers.heartbeat``).
 """
 
@@ -15,12 +17,6 @@ from ledger.settings import get_settings
 ANCHOR_TICK = "metaledger.anchoring.tick"
 ANCHOR_NOW = "metaledger.anchoring.anchor_now"
 INDEX_TICK = "metaledger.indexer.tick"
-EXPIRE_TICK = "metaledger.matches.expire_tick"
-
-
-def _expire_every(turn_timeout_seconds: int) -> float:
-    """How often to sweep for timed-out turns: a tenth of the timeout, between 1 s and 30 s."""
-    return min(30.0, max(1.0, turn_timeout_seconds / 10))
 
 
 def make_app() -> Celery:
@@ -52,12 +48,6 @@ def make_app() -> Celery:
                 "task": ANCHOR_TICK,
                 "schedule": anchor_every,
                 "options": {"expires": max(5.0, 5 * anchor_every)},
-            },
-            # an idle player loses even when no request touches the match
-            "expire": {
-                "task": EXPIRE_TICK,
-                "schedule": _expire_every(settings.turn_timeout_seconds),
-                "options": {"expires": 30.0},
             },
             "index": {
                 "task": INDEX_TICK,

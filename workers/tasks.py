@@ -11,7 +11,7 @@ import logging
 from typing import Any
 
 from ledger.errors import ServiceUnavailable
-from workers.app import ANCHOR_NOW, ANCHOR_TICK, EXPIRE_TICK, INDEX_TICK, celery_app
+from workers.app import ANCHOR_NOW, ANCHOR_TICK, INDEX_TICK, celery_app
 
 log = logging.getLogger(__name__)
 
@@ -46,25 +46,7 @@ def index_tick() -> dict[str, Any]:
     return from_settings().run_once().as_dict()
 
 
-def expire_tick() -> dict[str, Any]:
-    """Apply the turn timeout to every live match past its deadline (the idle player loses)."""
-    from ledger.db import get_engine, unit_of_work
-    from ledger.matches.service import expire_matches
-    from ledger.runtime.context import Context
-    from ledger.settings import get_settings
-
-    engine = get_engine()
-    ctx = Context.create(get_settings(), engine)
-    try:
-        with unit_of_work(engine) as db:
-            expired = expire_matches(db, ctx)
-    finally:
-        ctx.chain.close()
-    return {"expired": expired}
-
-
 # registered without decorator syntax so the functions keep their types
 anchor_tick_task = celery_app.task(name=ANCHOR_TICK, **_RETRY)(anchor_tick)
 anchor_now_task = celery_app.task(name=ANCHOR_NOW, **_RETRY)(anchor_now)
 index_tick_task = celery_app.task(name=INDEX_TICK, **_RETRY)(index_tick)
-expire_tick_task = celery_app.task(name=EXPIRE_TICK, **_RETRY)(expire_tick)

@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select, text, update
 from sqlmodel import Session, col
 
-from ledger.db.models.anchoring import Batch, BatchStatus, ResultProof, utcnow
+from ledger.db.models.anchoring import AnchorTransaction, Batch, BatchStatus, ResultProof, utcnow
 from ledger.db.models.results import MatchResult, OutboxEntry
 
 #: statuses of a batch on its way: closed (built), signed (transaction recorded), mined
@@ -140,11 +140,35 @@ def _set_if(db: Session, batch_id: int, where: Sequence[Any], **values: Any) -> 
     return bool(result.rowcount)
 
 
+def _record_transaction(
+    db: Session, batch_id: int, nonce: int, raw_tx: str, tx_hash: str, fees: tuple[int, int]
+) -> None:
+    db.execute(
+        insert(AnchorTransaction).values(
+            batch_id=batch_id,
+            nonce=nonce,
+            tx_hash=tx_hash,
+            raw_tx=raw_tx,
+            max_fee_per_gas=fees[0],
+            max_priority_fee_per_gas=fees[1],
+            created_at=utcnow(),
+        )
+    )
+
+
 def mark_signed(
-    db: Session, batch_id: int, *, anchorer: str, nonce: int, raw_tx: str, tx_hash: str
+    db: Session,
+    batch_id: int,
+    *,
+    anchorer: str,
+    nonce: int,
+    raw_tx: str,
+    tx_hash: str,
+    fees: tuple[int, int],
 ) -> bool:
-    """Record the signed anchor transaction of a closed batch; False if another worker did."""
-    return _set_if(
+    """Record the signed anchor transaction (max fee, tip) of a closed batch; False if another
+    worker did."""
+    claimed = _set_if(
         db,
         batch_id,
         [col(Batch.status) == BatchStatus.CLOSED],
@@ -155,6 +179,41 @@ def mark_signed(
         tx_hash=tx_hash,
         attempts=col(Batch.attempts) + 1,
         signed_at=utcnow(),
+    )
+    if claimed:
+        _record_transaction(db, batch_id, nonce, raw_tx, tx_hash, fees)
+    return claimed
+
+
+def record_replacement(
+    db: Session, batch_id: int, replaces: str, *, raw_tx: str, tx_hash: str, fees: tuple[int, int]
+) -> bool:
+    """Record a replacement (same nonce, higher fees) of the batch's transaction `replaces`;
+    False if the batch moved on meanwhile (another worker replaced it, or it was mined)."""
+    batch = get_batch(db, batch_id)
+    replaced = _set_if(
+        db,
+        batch_id,
+        [col(Batch.status) == BatchStatus.SIGNED, col(Batch.tx_hash) == replaces],
+        raw_tx=raw_tx,
+        tx_hash=tx_hash,
+        attempts=col(Batch.attempts) + 1,
+        signed_at=utcnow(),
+    )
+    if replaced:
+        assert batch.nonce is not None
+        _record_transaction(db, batch_id, batch.nonce, raw_tx, tx_hash, fees)
+    return replaced
+
+
+def transactions_of(db: Session, batch_id: int) -> list[AnchorTransaction]:
+    """Every anchor transaction recorded for a batch, oldest first."""
+    return list(
+        db.scalars(
+            select(AnchorTransaction)
+            .where(col(AnchorTransaction.batch_id) == batch_id)
+            .order_by(col(AnchorTransaction.id))
+        )
     )
 
 
@@ -172,10 +231,16 @@ def mark_mined(
     tx_hash: str,
     gas_used: int | None = None,
 ) -> None:
-    """Record where the batch's anchor transaction was mined."""
+    """Record where the batch's anchor transaction was mined (one of its recorded transactions
+    becomes the batch's current one: the bytes re-sent should a reorg drop it)."""
     batch = get_batch(db, batch_id)
     batch.status = BatchStatus.MINED
     batch.block_number, batch.block_hash, batch.tx_hash = block_number, block_hash, tx_hash
+    mined = db.scalars(
+        select(AnchorTransaction).where(col(AnchorTransaction.tx_hash) == tx_hash)
+    ).first()
+    if mined is not None and mined.batch_id == batch_id:
+        batch.raw_tx, batch.nonce = mined.raw_tx, mined.nonce
     if gas_used is not None:
         batch.gas_used = gas_used
 
@@ -212,6 +277,7 @@ def supersede_from(db: Session, batch_id: int) -> list[int]:
     ids = list(db.scalars(select(col(Batch.id)).where(col(Batch.id) >= batch_id)))
     db.execute(update(OutboxEntry).where(col(OutboxEntry.batch_id).in_(ids)).values(batch_id=None))
     db.execute(delete(ResultProof).where(col(ResultProof.batch_id).in_(ids)))
+    db.execute(delete(AnchorTransaction).where(col(AnchorTransaction.batch_id).in_(ids)))
     db.execute(delete(Batch).where(col(Batch.id).in_(ids)))
     return ids
 

@@ -7,8 +7,12 @@ Safety rules (see docs/workers.md):
 - The anchor transaction's nonce and signed bytes are committed *before* broadcasting. A retry
   re-sends the same bytes or reads the receipt; it never signs again while the recorded
   transaction could still land.
-- A new transaction is signed for a batch only when the old one can no longer land (its nonce
-  was used by something else) and the batch id is still free on-chain;
+- A transaction unmined after `replace_after_seconds` is replaced: same nonce, fees (from
+  `eth_feeHistory`) raised by at least 12.5 %, up to `max_fee_per_gas`. Each replacement is
+  recorded (`anchor_transactions`) before it is sent, and whichever recorded transaction is
+  mined anchors the batch: one nonce, so at most one of them can land.
+- A transaction with a new nonce is signed for a batch only when the old ones can no longer land
+  (their nonce was used by something else) and the batch id is still free on-chain;
   `MatchLedgerBatchAlreadyAnchored` with our root is recognised as success.
 - One anchor transaction is in flight at a time, in batch id order.
 - Mined and confirmed batches are re-checked against the canonical chain for the last K blocks;
@@ -23,24 +27,30 @@ from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 from typing import Any
 
-from eth_account import Account
 from sqlalchemy import Engine
 from sqlmodel import Session
 
 from ledger.anchoring import repository as repo
+from ledger.chain import fees
 from ledger.chain.contracts import BATCH_ALREADY_ANCHORED, MatchLedger, anchor_calldata
-from ledger.chain.transport import JsonRpc
+from ledger.chain.fees import Fees
+from ledger.chain.transport import JsonRpc, RpcError
 from ledger.db import unit_of_work
-from ledger.db.models.anchoring import Batch, BatchStatus, utcnow
+from ledger.db.models.anchoring import AnchorTransaction, Batch, BatchStatus, utcnow
 from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
+from ledger.keys.roles import Role, load_signer
+from ledger.keys.signer import Signer, as_signer
 from ledger.protocol import merkle
 from ledger.protocol.hexcodec import from_hex, to_hex
 from ledger.protocol.merkle import ZERO32, batch_hash
 
 log = logging.getLogger(__name__)
 
-#: gas limit of one anchor() call (measured ~50k; the margin covers cold storage on any chain)
-ANCHOR_GAS = 120_000
+#: the gas limit of an anchor transaction is the node's estimate times this margin, plus a
+#: constant: ~80,000 gas measured for the batch that opens a storage slot, and chains whose
+#: estimates are tight
+GAS_MARGIN_PERCENT, GAS_MARGIN_CONSTANT = 125, 10_000
+GWEI = 10**9
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,10 @@ class AnchorConfig:
     poll_seconds: float = 0.05
     #: one pass stops closing new batches after this long (the next tick goes on)
     max_pass_seconds: float = 30.0
+    #: an anchor transaction unmined this long is replaced with higher fees (same nonce)
+    replace_after_seconds: float = 60.0
+    #: the highest max fee per gas an anchor transaction offers (wei)
+    max_fee_per_gas: int = 500 * GWEI
 
     @classmethod
     def from_settings(cls) -> AnchorConfig:
@@ -69,6 +83,8 @@ class AnchorConfig:
             batch_max_seconds=s.batch_max_seconds,
             confirmations=max(1, s.confirmations),
             recheck_depth=max(s.indexer_reorg_depth, s.confirmations),
+            replace_after_seconds=s.anchor_replace_after_seconds,
+            max_fee_per_gas=int(s.anchor_max_fee_gwei * GWEI),
         )
 
 
@@ -79,6 +95,7 @@ class PassReport:
     closed: list[int] = field(default_factory=list)
     signed: list[int] = field(default_factory=list)
     rebroadcast: list[int] = field(default_factory=list)
+    replaced: list[int] = field(default_factory=list)
     confirmed: list[int] = field(default_factory=list)
     reorged: list[int] = field(default_factory=list)
     superseded: list[int] = field(default_factory=list)
@@ -98,14 +115,14 @@ class Anchorer:
         engine: Engine,
         rpc: JsonRpc,
         ledger_address: str,
-        anchorer_key: str,
+        anchorer: Signer | str,
         config: AnchorConfig | None = None,
         chain_id: int | None = None,
     ) -> None:
         self.engine = engine
         self.rpc = rpc
         self.ledger = MatchLedger(rpc, ledger_address)
-        self.account = Account.from_key(anchorer_key)
+        self.account = as_signer(anchorer)
         self.config = config or AnchorConfig()
         self._chain_id = chain_id
         self._seen_batches = False
@@ -145,7 +162,15 @@ class Anchorer:
         total = PassReport()
         while True:
             report = self.run_once(force=force)
-            for key in ("closed", "signed", "rebroadcast", "confirmed", "reorged", "superseded"):
+            for key in (
+                "closed",
+                "signed",
+                "rebroadcast",
+                "replaced",
+                "confirmed",
+                "reorged",
+                "superseded",
+            ):
                 getattr(total, key).extend(getattr(report, key))
             total.pending_results = report.pending_results
             total.unfinished_batches = report.unfinished_batches
@@ -155,7 +180,7 @@ class Anchorer:
                 raise ChainError(
                     f"anchoring did not finish within {timeout:.0f} s: {report.as_dict()}"
                 )
-            if not (report.closed or report.confirmed or report.signed):
+            if not (report.closed or report.confirmed or report.signed or report.replaced):
                 time.sleep(self.config.poll_seconds)
 
     # ------------------------------------------------------------------ closing batches
@@ -263,7 +288,8 @@ class Anchorer:
         if problem is not None:
             raise ChainError(f"batch {batch.id} can't be anchored: {problem}")
         nonce = self.rpc.nonce(self.account.address, "pending")
-        raw, tx_hash = self._sign(batch, nonce)
+        offered = fees.suggest(self.rpc).capped(self.config.max_fee_per_gas)
+        raw, tx_hash = self._sign(batch, nonce, offered, self._gas_limit(batch))
         with unit_of_work(self.engine) as session:
             claimed = repo.mark_signed(
                 session,
@@ -272,38 +298,63 @@ class Anchorer:
                 nonce=nonce,
                 raw_tx=raw,
                 tx_hash=tx_hash,
+                fees=(offered.max_fee_per_gas, offered.max_priority_fee_per_gas),
             )
         if not claimed:  # another worker signed it first: follow theirs
             return True
         report.signed.append(batch.id)
-        self.rpc.send_raw(raw)
-        return self._wait_receipt(batch.id, tx_hash, report)
+        self._broadcast(batch.id, raw)
+        return self._wait_receipt(batch.id, [tx_hash], report)
 
-    def _sign(self, batch: Batch, nonce: int) -> tuple[str, str]:
-        base_fee = int((self.rpc.block("latest") or {}).get("baseFeePerGas", "0x0"), 16)
-        tip = int(self.rpc.call("eth_maxPriorityFeePerGas"), 16)
+    def _calldata(self, batch: Batch) -> bytes:
+        return anchor_calldata(
+            batch.id, from_hex(batch.root), batch.count, from_hex(batch.prev_batch_hash)
+        )
+
+    def _gas_limit(self, batch: Batch) -> int:
+        """The node's gas estimate of this anchor() call, with a margin."""
+        estimate = self.rpc.call(
+            "eth_estimateGas",
+            {
+                "from": self.account.address,
+                "to": self.ledger.address,
+                "data": to_hex(self._calldata(batch)),
+            },
+        )
+        return int(estimate, 16) * GAS_MARGIN_PERCENT // 100 + GAS_MARGIN_CONSTANT
+
+    def _sign(self, batch: Batch, nonce: int, offered: Fees, gas: int) -> tuple[str, str]:
         tx = {
             "type": 2,
             "chainId": self.chain_id,
             "nonce": nonce,
             "to": self.ledger.address,
-            "data": anchor_calldata(
-                batch.id, from_hex(batch.root), batch.count, from_hex(batch.prev_batch_hash)
-            ),
-            "gas": ANCHOR_GAS,
-            "maxPriorityFeePerGas": tip,
-            "maxFeePerGas": 2 * base_fee + tip,
+            "data": self._calldata(batch),
+            "gas": gas,
+            **offered.tx_fields(),
             "value": 0,
         }
         signed = self.account.sign_transaction(tx)
-        return to_hex(bytes(signed.raw_transaction)), to_hex(bytes(signed.hash))
+        return to_hex(signed.raw), to_hex(signed.hash)
 
-    def _wait_receipt(self, batch_id: int, tx_hash: str, report: PassReport) -> bool:
-        deadline = time.monotonic() + self.config.receipt_wait_seconds
+    def _broadcast(self, batch_id: int, raw: str) -> None:
+        """Send recorded bytes; a node refusing them (fees below its floor, a full pool) is
+        logged, not fatal: the transaction stays recorded and is re-sent or replaced later."""
+        try:
+            self.rpc.send_raw(raw)
+        except RpcError as exc:
+            log.warning("the node refused the anchor transaction of batch %s: %s", batch_id, exc)
+
+    def _wait_receipt(self, batch_id: int, tx_hashes: list[str], report: PassReport) -> bool:
+        """Wait (at most until a replacement would be due) for a receipt of any of the batch's
+        recorded transactions."""
+        wait = min(self.config.receipt_wait_seconds, self.config.replace_after_seconds)
+        deadline = time.monotonic() + wait
         while True:
-            receipt = self.rpc.receipt(tx_hash)
-            if receipt is not None:
-                return self._record_receipt(batch_id, receipt, report)
+            for tx_hash in reversed(tx_hashes):  # the newest is the likeliest
+                receipt = self.rpc.receipt(tx_hash)
+                if receipt is not None:
+                    return self._record_receipt(batch_id, receipt, report)
             if time.monotonic() > deadline:
                 return False
             time.sleep(self.config.poll_seconds)
@@ -360,13 +411,20 @@ class Anchorer:
         report.superseded.extend(ids)
 
     def _follow_signed(self, batch: Batch, report: PassReport) -> bool:
-        """A recorded transaction without a known receipt: wait for it, re-send it or replace it."""
+        """Recorded transactions without a known receipt: wait for them, re-send the newest,
+        replace it with higher fees once it waited too long, or sign anew once none can land."""
         assert batch.tx_hash is not None and batch.raw_tx is not None and batch.nonce is not None
-        receipt = self.rpc.receipt(batch.tx_hash)
-        if receipt is not None:
-            return self._record_receipt(batch.id, receipt, report)
+        with unit_of_work(self.engine, write=False) as session:
+            recorded = repo.transactions_of(session, batch.id)
+        hashes = [t.tx_hash for t in recorded if t.nonce == batch.nonce] or [batch.tx_hash]
+        if batch.tx_hash not in hashes:  # adopted from an event, or mined before replacements
+            hashes.append(batch.tx_hash)
+        for tx_hash in reversed(hashes):
+            receipt = self.rpc.receipt(tx_hash)
+            if receipt is not None:
+                return self._record_receipt(batch.id, receipt, report)
         if self.rpc.nonce(self.account.address, "latest") > batch.nonce:
-            # our nonce was used by another transaction: the recorded one can never land
+            # our nonce was used by another transaction: none of the recorded ones can land
             if self.ledger.batch_root(batch.id) != ZERO32:
                 return self._adopt_or_supersede(batch, report)
             with unit_of_work(self.engine) as session:
@@ -375,9 +433,65 @@ class Anchorer:
                 "anchor tx %s of batch %s was replaced; signing a new one", batch.tx_hash, batch.id
             )
             return True
-        self.rpc.send_raw(batch.raw_tx)
+        newest = next((t for t in reversed(recorded) if t.tx_hash == batch.tx_hash), None)
+        if newest is not None and self._waited_too_long(batch):
+            replacement = self._replace(batch, newest, report)
+            if replacement is not None:
+                return self._wait_receipt(batch.id, [*hashes, replacement], report)
+        self._broadcast(batch.id, batch.raw_tx)
         report.rebroadcast.append(batch.id)
-        return self._wait_receipt(batch.id, batch.tx_hash, report)
+        return self._wait_receipt(batch.id, hashes, report)
+
+    def _waited_too_long(self, batch: Batch) -> bool:
+        signed_at = batch.signed_at
+        if signed_at is None:
+            return True
+        signed_at = signed_at if signed_at.tzinfo is not None else signed_at.replace(tzinfo=UTC)
+        waited = (utcnow() - signed_at).total_seconds()
+        return waited >= self.config.replace_after_seconds
+
+    def _replace(self, batch: Batch, newest: AnchorTransaction, report: PassReport) -> str | None:
+        """Sign, record, then send a replacement of `newest` (same nonce, fees raised by at least
+        12.5 %, at most the cap); its hash, or None at the cap or when another worker did it."""
+        assert batch.nonce is not None
+        old = Fees(int(newest.max_fee_per_gas), int(newest.max_priority_fee_per_gas))
+        offered = old.replacement(fees.suggest(self.rpc), self.config.max_fee_per_gas)
+        if offered is None:
+            log.warning(
+                "anchor tx %s of batch %s is stuck at the fee cap (%s wei per gas)",
+                batch.tx_hash,
+                batch.id,
+                self.config.max_fee_per_gas,
+            )
+            return None
+        try:
+            gas = self._gas_limit(batch)
+        except RpcError as exc:  # the batch id was taken meanwhile: the next look finds out
+            log.warning("not replacing the anchor tx of batch %s: %s", batch.id, exc)
+            return None
+        raw, tx_hash = self._sign(batch, batch.nonce, offered, gas)
+        with unit_of_work(self.engine) as session:
+            recorded = repo.record_replacement(
+                session,
+                batch.id,
+                newest.tx_hash,
+                raw_tx=raw,
+                tx_hash=tx_hash,
+                fees=(offered.max_fee_per_gas, offered.max_priority_fee_per_gas),
+            )
+        if not recorded:
+            return None
+        log.info(
+            "replaced anchor tx %s of batch %s by %s (max fee %s, tip %s wei per gas)",
+            newest.tx_hash,
+            batch.id,
+            tx_hash,
+            offered.max_fee_per_gas,
+            offered.max_priority_fee_per_gas,
+        )
+        report.replaced.append(batch.id)
+        self._broadcast(batch.id, raw)
+        return tx_hash
 
     def _confirm(self, batch: Batch, report: PassReport) -> bool:
         assert batch.block_number is not None
@@ -435,12 +549,11 @@ def from_settings(engine: Engine | None = None) -> Anchorer:
         raise ConfigurationError(
             f"the deployment file is for chain {addresses.chain_id} but {settings.rpc_url} is chain {chain_id}"
         )
-    settings.check_keys_for_chain(chain_id)
     return Anchorer(
         engine or get_engine(),
         rpc,
         addresses.match_ledger,
-        settings.anchorer_key.get_secret_value(),
+        load_signer(settings, Role.ANCHORER, chain_id),
         AnchorConfig.from_settings(),
         chain_id,
     )

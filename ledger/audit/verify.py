@@ -73,7 +73,6 @@ class _Verifier:
         self.ledger = MatchLedger(rpc, self.chain["match_ledger"])
         self._digest: bytes | None = None
         self._event: AnchoredBatch | None = None
-        self._events: list[AnchoredBatch] | None = None
 
     # helpers
     def struct(self) -> eip712.MatchResult:
@@ -85,11 +84,6 @@ class _Verifier:
                 self.struct(), int(self.domain["chainId"]), self.domain["verifyingContract"]
             )
         return self._digest
-
-    def events(self) -> list[AnchoredBatch]:
-        if self._events is None:
-            self._events = self.ledger.anchored_batches(int(self.chain["deployment_block"]))
-        return self._events
 
     def event(self) -> AnchoredBatch:
         if self._event is None:
@@ -184,19 +178,6 @@ class _Verifier:
         return f"batch {batch_id}, root {to_hex(root)}, {len(proof)} siblings (verifyResult true)"
 
     def batch_hash_chain(self) -> str:
-        events = self.events()
-        prev = ZERO32
-        for k, e in enumerate(events, start=1):
-            _require(e.batch_id == k, f"batch ids are not contiguous at {e.batch_id}")
-            _require(e.prev_batch_hash == prev, f"batch {k} does not chain to batch {k - 1}")
-            _require(
-                e.batch_hash == batch_hash(e.prev_batch_hash, e.batch_id, e.root, e.count),
-                f"batch {k}'s hash is not keccak256(prev, id, root, count)",
-            )
-            prev = e.batch_hash
-        _require(
-            prev == self.ledger.head_batch_hash(), "the event chain does not end at headBatchHash()"
-        )
         e = self.event()
         a = self.anchor
         _require(
@@ -212,7 +193,42 @@ class _Verifier:
             and a["tx_hash"].lower() == e.tx_hash.lower(),
             f"the bundle's anchoring block or transaction is not where batch {a['batch_id']} was anchored",
         )
-        return f"{len(events)} batches linked from genesis to head; batch {e.batch_id} in block {e.block_number}"
+        k = e.batch_id
+        _require(
+            e.batch_hash == batch_hash(e.prev_batch_hash, k, e.root, e.count),
+            f"batch {k}'s hash is not keccak256(prev, id, root, count)",
+        )
+        # the link to the predecessor's recorded hash, found from its id like this batch's (no
+        # scan from the deployment block); the contract accepted each later batch only on top
+        # of its predecessor, so the chain from here to the head is the contract's own
+        if k == 1:
+            _require(e.prev_batch_hash == ZERO32, "batch 1 does not start from the genesis hash")
+            link = "batch 1 starts from the genesis hash"
+        else:
+            prev = self.ledger.anchored_batch(
+                k - 1, from_block=int(self.chain["deployment_block"]), to_block=e.block_number
+            )
+            _require(prev is not None, f"batch {k - 1}, which batch {k} follows, is not anchored")
+            assert prev is not None
+            _require(
+                prev.batch_hash
+                == batch_hash(prev.prev_batch_hash, prev.batch_id, prev.root, prev.count),
+                f"batch {k - 1}'s hash is not keccak256(prev, id, root, count)",
+            )
+            _require(
+                e.prev_batch_hash == prev.batch_hash,
+                f"batch {k} does not chain to batch {k - 1}",
+            )
+            link = f"chains to batch {k - 1}'s recorded hash (block {prev.block_number})"
+        pin = self.rpc.block_number()
+        latest = self.ledger.latest_batch_id(pin)
+        _require(k <= latest, f"batch {k} is beyond the ledger's latest batch {latest}")
+        if k == latest:
+            _require(
+                e.batch_hash == self.ledger.head_batch_hash(pin),
+                "the latest batch's hash is not headBatchHash()",
+            )
+        return f"batch {k} in block {e.block_number} {link}; the ledger's head is batch {latest}"
 
     def signer_registered(self) -> str:
         block = self.event().block_number
@@ -372,8 +388,9 @@ class _Verifier:
 def verify_bundle(
     bundle: dict[str, Any], rpc_url: str, *, max_log_range: int = 2000
 ) -> list[Check]:
-    """Run every check on `bundle` against the chain at `rpc_url` (event scans in chunks of at
-    most `max_log_range` blocks); one Check per name in CHECKS."""
+    """Run every check on `bundle` against the chain at `rpc_url`; one Check per name in CHECKS.
+    Events are read from the blocks MatchLedger recorded for their batches; only a first-release
+    MatchLedger needs a scan, in chunks of at most `max_log_range` blocks."""
     with JsonRpc(rpc_url, max_log_range=max_log_range) as rpc:
         rpc.chain_id()  # ServiceUnavailable (one line) when the RPC does not answer
         return _run_checks(bundle, rpc)

@@ -8,7 +8,7 @@ release's contracts, so these bindings read those too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,7 @@ BATCH_ANCHOR_BLOCK = _LEDGER.selector("batchAnchorBlock")  # not on first-releas
 HEAD_BATCH_HASH = _LEDGER.selector("headBatchHash")
 LATEST_BATCH_ID = _LEDGER.selector("latestBatchId")
 WAS_SIGNER_AT = _LEDGER.selector("wasSignerAt")
+IS_SIGNER = _LEDGER.selector("isSigner")
 VERIFY_RESULT = _LEDGER.selector("verifyResult")
 EIP712_DOMAIN = _LEDGER.selector("eip712Domain")
 BALANCE_OF_BATCH = _TOKEN.selector("balanceOfBatch")
@@ -38,6 +39,8 @@ BALANCE_OF_BATCH = _TOKEN.selector("balanceOfBatch")
 BATCH_ALREADY_ANCHORED = _LEDGER.error("MatchLedgerBatchAlreadyAnchored")
 
 BATCH_ANCHORED = _LEDGER.event_topic("BatchAnchored")
+SIGNER_ADDED = _LEDGER.event_topic("SignerAdded")
+SIGNER_REMOVED = _LEDGER.event_topic("SignerRemoved")
 TRANSFER_SINGLE = _TOKEN.event_topic("TransferSingle")
 TRANSFER_BATCH = _TOKEN.event_topic("TransferBatch")
 
@@ -109,10 +112,15 @@ class CardToken:
     def transfers(self, from_block: int, to_block: int) -> list[dict[str, Any]]:
         """The (id, amount) rows of every TransferSingle / TransferBatch in the block range that
         is still on the canonical chain, in log order."""
-        logs = self.rpc.logs(
-            self.address, [[TRANSFER_SINGLE, TRANSFER_BATCH]], from_block, to_block
-        )
-        return [row for entry in logs if not entry.get("removed") for row in decode_transfer(entry)]
+        return [row for _a, _b, rows in self.transfer_chunks(from_block, to_block) for row in rows]
+
+    def transfer_chunks(
+        self, from_block: int, to_block: int
+    ) -> Iterator[tuple[int, int, list[dict[str, Any]]]]:
+        """`transfers` one eth_getLogs chunk at a time: (first block, last block, rows)."""
+        topics: list[Any] = [[TRANSFER_SINGLE, TRANSFER_BATCH]]
+        for a, b, logs in self.rpc.log_chunks(self.address, topics, from_block, to_block):
+            yield a, b, [row for e in logs if not e.get("removed") for row in decode_transfer(e)]
 
 
 def _topic_address(topic: str) -> str:
@@ -205,11 +213,15 @@ class MatchLedger:
         return int(decode(["uint256"], raw)[0]) if len(raw) == 32 else None
 
     def anchored_batch(
-        self, batch_id: int, hint_block: int | None = None, from_block: int = 0
+        self,
+        batch_id: int,
+        hint_block: int | None = None,
+        from_block: int = 0,
+        to_block: int | str = "latest",
     ) -> AnchoredBatch | None:
         """The BatchAnchored event of `batch_id` (None if not anchored), read from the one block the
         contract recorded for it. On a first-release MatchLedger: from `hint_block` (e.g. a bundle's
-        anchoring block) when the event is there, else by a scan from `from_block`."""
+        anchoring block) when the event is there, else by a chunked scan of [from_block, to_block]."""
         block = self.batch_anchor_block(batch_id)
         if block == 0:
             return None
@@ -220,7 +232,7 @@ class MatchLedger:
             if hint_block is not None:
                 found = self.anchored_batches(hint_block, hint_block, batch_id)
             if not found:
-                found = self.anchored_batches(from_block, "latest", batch_id)
+                found = self.anchored_batches(from_block, to_block, batch_id)
         return found[-1] if found else None
 
     def anchored_batches(
@@ -250,6 +262,25 @@ class MatchLedger:
             ["address", "uint48"], [to_checksum_address(signer), block_number]
         )
         return bool(decode(["bool"], self._call(data))[0])
+
+    def is_signer(self, signer: str) -> bool:
+        """Whether `signer` is an authorised result signer now."""
+        data = IS_SIGNER + encode(["address"], [to_checksum_address(signer)])
+        return bool(decode(["bool"], self._call(data))[0])
+
+    def signer_changes(self, from_block: int = 0) -> list[tuple[int, str, bool]]:
+        """Every SignerAdded (True) / SignerRemoved (False) since `from_block`, in chain order:
+        (block, signer, added). A chunked scan: an admin's listing, never on a hot path."""
+        topics: list[Any] = [[SIGNER_ADDED, SIGNER_REMOVED]]
+        return [
+            (
+                int(log["blockNumber"], 16),
+                _topic_address(log["topics"][1]),
+                log["topics"][0] == SIGNER_ADDED,
+            )
+            for log in self.rpc.logs(self.address, topics, from_block)
+            if not log.get("removed")
+        ]
 
     def verify_result(self, batch_id: int, digest: bytes, proof: list[bytes]) -> bool:
         """MatchLedger.verifyResult(batchId, digest, proof)."""

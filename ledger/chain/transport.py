@@ -2,13 +2,17 @@
 local stack goes through `JsonRpc`.
 
 - Keep-alive: one HTTP(S) connection per thread, TCP_NODELAY, basic auth from the URL.
-- Retries: a transport failure (refused, reset, timed out, a stale keep-alive connection) and an
-  HTTP 429/502/503/504 are retried `retries` times with exponential back-off; a JSON-RPC error is
+- Retries: a transport failure (refused, reset, timed out, a stale keep-alive connection), an
+  HTTP 429/502/503/504 and a JSON-RPC rate-limit error (providers answer some "slow down" with
+  HTTP 200) are retried `retries` times with exponential back-off; any other JSON-RPC error is
   the node's answer and is never retried.
 - Error mapping, here and nowhere else: a node that does not answer is `ServiceUnavailable`
   (retryable), a node that refuses is `RpcError` (a `ChainError`, carrying the revert data).
 - `eth_getLogs` in chunks of at most `max_log_range` blocks; a chunk the provider refuses as too
-  large (or as returning too many logs) is halved, down to a single block.
+  large (or as returning too many logs) is halved, down to a single block, and the transport keeps
+  the smaller range for its later scans. `log_chunks` yields each chunk as it is read, so a caller
+  can record its progress and resume after a failure from the next chunk (the indexer commits
+  its cursor per chunk).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import socket
 import threading
 import time
 import urllib.parse
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +49,9 @@ _RANGE_ERRORS = (
     "log response size",
     "limit exceeded",
 )
+#: how providers word "slow down" in a JSON-RPC error (retried with back-off, like HTTP 429)
+_RATE_LIMIT_ERRORS = ("rate limit", "too many requests", "request limit", "throttl", "capacity")
+_RATE_LIMIT_CODES = frozenset({429, -32029})
 #: how nodes say that they no longer hold the state of a block (Anvil, geth, Erigon, providers)
 _NO_HISTORICAL_STATE = (
     "blockoutofrange",
@@ -100,10 +108,17 @@ class RpcError(ChainError):
             return None
 
     @property
+    def is_rate_limited(self) -> bool:
+        """Whether the provider refused the call for being too frequent (worth a retry later)."""
+        text = self.message.lower()
+        code = self.error.get("code")
+        return code in _RATE_LIMIT_CODES or any(words in text for words in _RATE_LIMIT_ERRORS)
+
+    @property
     def is_range_error(self) -> bool:
         """Whether the provider refused an eth_getLogs range as too large."""
         text = self.message.lower()
-        return any(words in text for words in _RANGE_ERRORS)
+        return not self.is_rate_limited and any(words in text for words in _RANGE_ERRORS)
 
     @property
     def lacks_historical_state(self) -> bool:
@@ -227,23 +242,33 @@ class JsonRpc:
         raise ServiceUnavailable(f"chain at {self.url} does not answer {method}: {problem}")
 
     def call(self, method: str, *params: Any) -> Any:
-        """One JSON-RPC call: its result; ServiceUnavailable if the node does not answer,
-        RpcError if it refuses."""
+        """One JSON-RPC call: its result; ServiceUnavailable if the node does not answer (or
+        keeps saying it is rate-limited), RpcError if it refuses."""
         with self._lock:
             self._ids += 1
             request_id = self._ids
         body = json.dumps(
             {"jsonrpc": "2.0", "id": request_id, "method": method, "params": list(params)}
         ).encode()
-        try:
-            reply = json.loads(self._post(method, body))
-        except ValueError as exc:
-            raise ChainError(f"chain at {self.url} answered {method} with invalid JSON") from exc
-        if not isinstance(reply, dict):
-            raise ChainError(f"chain at {self.url} answered {method} with a non-object")
-        if reply.get("error") is not None:
-            raise RpcError(method, reply["error"])
-        return reply.get("result")
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(self.backoff * 2**attempt)
+            try:
+                reply = json.loads(self._post(method, body))
+            except ValueError as exc:
+                raise ChainError(
+                    f"chain at {self.url} answered {method} with invalid JSON"
+                ) from exc
+            if not isinstance(reply, dict):
+                raise ChainError(f"chain at {self.url} answered {method} with a non-object")
+            if reply.get("error") is None:
+                return reply.get("result")
+            error = RpcError(method, reply["error"])
+            if not error.is_rate_limited:
+                raise error
+        raise ServiceUnavailable(
+            f"chain at {self.url} keeps rate-limiting {method}: {error.message}"
+        )
 
     def _bytes(self, method: str, value: Any) -> bytes:
         try:
@@ -308,15 +333,18 @@ class JsonRpc:
             tx["from"] = sender
         return self._bytes("eth_call", self.call("eth_call", tx, block_param(block)))
 
-    def logs(
+    def log_chunks(
         self, address: str, topics: list[Any], from_block: int, to_block: int | str = "latest"
-    ) -> list[dict[str, Any]]:
-        """eth_getLogs of one contract over [from_block, to_block] in chunks of at most
-        `max_log_range` blocks, halved while the provider refuses a chunk as too large."""
+    ) -> Iterator[tuple[int, int, list[dict[str, Any]]]]:
+        """eth_getLogs of one contract over [from_block, to_block], one (first block, last block,
+        logs) per chunk of at most `max_log_range` blocks, in block order. A chunk refused as too
+        large is halved (down to one block) and the smaller range kept for later scans; a
+        rate-limited one is retried with back-off (`call`). Resume a scan that failed after
+        chunk (a, b) from b + 1."""
         end = self.block_number() if isinstance(to_block, str) else to_block
-        found: list[dict[str, Any]] = []
-        start, span = max(0, from_block), self.max_log_range
+        start = max(0, from_block)
         while start <= end:
+            span = self.max_log_range
             stop = min(end, start + span - 1)
             query = {
                 "address": address,
@@ -325,14 +353,24 @@ class JsonRpc:
                 "toBlock": hex(stop),
             }
             try:
-                found += self.call("eth_getLogs", query) or []
+                found = self.call("eth_getLogs", query) or []
             except RpcError as exc:
                 if span > 1 and exc.is_range_error:
-                    span = max(1, span // 2)
+                    self.max_log_range = max(1, span // 2)
                     continue
                 raise
+            yield start, stop, found
             start = stop + 1
-        return found
+
+    def logs(
+        self, address: str, topics: list[Any], from_block: int, to_block: int | str = "latest"
+    ) -> list[dict[str, Any]]:
+        """Every log of `log_chunks` over [from_block, to_block], in block order."""
+        return [
+            entry
+            for _a, _b, chunk in self.log_chunks(address, topics, from_block, to_block)
+            for entry in chunk
+        ]
 
     # -- writes --------------------------------------------------------------------------
 

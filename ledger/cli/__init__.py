@@ -22,7 +22,12 @@ COMMANDS: dict[str, tuple[str, str, str | None]] = {
     "worker": ("ledger.cli.stack", "worker", None),
     "beat": ("ledger.cli.stack", "beat", None),
     "engine": ("ledger.cli.engine", "app", "Play, replay and test matches on the rules engine."),
-    "chain": ("ledger.cli.chain", "app", "The local Anvil chain: start, stop, deploy, seed."),
+    "chain": (
+        "ledger.cli.chain",
+        "app",
+        "The chain: start, stop, deploy, seed, status; the result signers.",
+    ),
+    "keys": ("ledger.cli.keys", "app", "Encrypted keystore files of the operator's keys."),
     "contracts": ("ledger.cli.contracts", "app", "Compile the Solidity contracts into artifacts."),
     "bench": ("ledger.cli.bench", "app", "Benchmarks that print JSON."),
     "audit": ("ledger.cli.audit", "app", "Export match bundles for auditors."),

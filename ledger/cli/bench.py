@@ -77,3 +77,21 @@ def bench_fuzz(
     from ledger.bench import fuzz as bench
 
     _emit(bench.run(requests=requests, verify=verify), as_json)
+
+
+@app.command("scale")
+def bench_scale(
+    results: int = typer.Option(20_000, help="play until this many signed results are in"),
+    api_processes: int = typer.Option(2, help="API processes (at least 2)"),
+    workers: int = typer.Option(2, help="Celery workers (at least 2)"),
+    players: int = typer.Option(24, help="concurrent players"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Scale-out with faults: PostgreSQL, Redis, several API processes and workers, one beat,
+    a log-limited RPC proxy; SIGKILLs, a reorg and a fee spike; counts results anchored."""
+    from ledger.bench import scale as bench
+
+    _emit(
+        bench.run(results=results, api_processes=api_processes, workers=workers, players=players),
+        as_json,
+    )

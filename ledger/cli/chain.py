@@ -1,16 +1,20 @@
-"""`metaledger chain ...`: the local Anvil chain (start, stop, deploy, seed, status)."""
+"""`metaledger chain ...`: the local Anvil chain (start, stop, deploy, seed, status) and the
+result signer registry (`signer add|remove|list`)."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+from pathlib import Path
 
 import typer
 
+from ledger.chain.deployment import Deployment
+from ledger.chain.transport import JsonRpc
 from ledger.cli.options import DataDir, use_data_dir
 from ledger.errors import ConfigurationError
-from ledger.settings import get_settings
+from ledger.settings import Settings, get_settings
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -104,8 +108,11 @@ def seed(data_dir: DataDir = None) -> None:
         chain_id = rpc.chain_id()
     if chain_id != ANVIL_CHAIN_ID:
         raise ConfigurationError("demo seeding only runs on a local Anvil chain (chain id 31337)")
+    from ledger.keys.roles import Role, load_signer
+
     w3 = Web3(Web3.HTTPProvider(settings.rpc_url))
-    hashes = seed_demo(w3, deployment, settings.publisher_key.get_secret_value(), demo_holdings())
+    publisher = load_signer(settings, Role.PUBLISHER, chain_id)
+    hashes = seed_demo(w3, deployment, publisher, demo_holdings())
     typer.echo(f"minted the demo collection in {len(hashes)} transactions")
 
 
@@ -121,3 +128,78 @@ def status(data_dir: DataDir = None) -> None:
     typer.echo(f"chain id {chain_id}, block {block} at {settings.rpc_url}")
     path = settings.resolved_deployment_file
     typer.echo(path.read_text() if path.exists() else f"no deployment file at {path}")
+
+
+signer_app = typer.Typer(
+    no_args_is_help=True,
+    help="MatchLedger's result signers: add, remove (with the publisher's key), list.",
+)
+app.add_typer(signer_app, name="signer")
+
+
+def _admin_chain(data_dir: Path | None) -> tuple[Settings, Deployment, int]:
+    use_data_dir(data_dir)
+    settings = get_settings()
+    deployment = Deployment.load(settings.resolved_deployment_file)
+    with JsonRpc.from_settings(settings, timeout=30) as rpc:
+        chain_id = rpc.chain_id()
+    if chain_id != deployment.chain_id:
+        raise ConfigurationError(
+            f"the deployment file is for chain {deployment.chain_id} but {settings.rpc_url} is chain {chain_id}"
+        )
+    return settings, deployment, chain_id
+
+
+def _change_signer(address: str, add: bool, data_dir: Path | None) -> None:
+    from web3 import Web3
+
+    from ledger.devstack.signers import change_signer
+    from ledger.keys.roles import Role, load_signer
+
+    settings, deployment, chain_id = _admin_chain(data_dir)
+    publisher = load_signer(settings, Role.PUBLISHER, chain_id)
+    w3 = Web3(Web3.HTTPProvider(settings.rpc_url, request_kwargs={"timeout": 30}))
+    change = change_signer(w3, deployment, publisher, address, add)
+    verb = "added" if add else "removed"
+    typer.echo(
+        f"{verb} result signer {change.signer} at block {change.block_number} "
+        f"(transaction {change.tx_hash})"
+    )
+    if not add:
+        typer.echo(
+            f"results anchored up to block {change.block_number - 1} keep verifying; "
+            f"`metaledger verify` refuses this signer's results anchored from block {change.block_number} on"
+        )
+
+
+@signer_app.command("add")
+def signer_add(
+    address: str = typer.Argument(..., help="the new result signer's address"),
+    data_dir: DataDir = None,
+) -> None:
+    """Register a result signer (MatchLedger.addSigner, with the publisher's key)."""
+    _change_signer(address, True, data_dir)
+
+
+@signer_app.command("remove")
+def signer_remove(
+    address: str = typer.Argument(..., help="the result signer to remove"),
+    data_dir: DataDir = None,
+) -> None:
+    """Remove a result signer (MatchLedger.removeSigner, with the publisher's key)."""
+    _change_signer(address, False, data_dir)
+
+
+@signer_app.command("list")
+def signer_list(data_dir: DataDir = None) -> None:
+    """Every address ever registered as a result signer, whether it is one now, and when it changed."""
+    from ledger.devstack.signers import list_signers
+
+    settings, deployment, _chain_id = _admin_chain(data_dir)
+    with JsonRpc.from_settings(settings, timeout=30) as rpc:
+        records = list_signers(rpc, deployment)
+    for record in records:
+        state = "active " if record.active else "removed"
+        changes = [f"added at {b}" for b in record.added_at]
+        changes += [f"removed at {b}" for b in record.removed_at]
+        typer.echo(f"{state} {record.signer}  ({', '.join(changes)})")

@@ -2,11 +2,11 @@
 a deployment that still matches the chain (`ensure_deployment`, what `make run` and
 `metaledger chain deploy` do).
 
-    deployment = deploy_all(w3, publisher_key, signer_address, anchorer_address, rpc_url=url)
+    deployment = deploy_all(w3, publisher, signer_address, anchorer_address, rpc_url=url)
     deployment.save(settings.resolved_deployment_file)
-    seed_demo(w3, deployment, publisher_key, {wallet: [(token_id("metax", "U92-JL"), 3), ...]})
+    seed_demo(w3, deployment, publisher, {wallet: [(token_id("metax", "U92-JL"), 3), ...]})
 
-Transactions are signed locally with the given keys (no unlocked node accounts), so the same
+Transactions are signed by the publisher's Signer (`ledger.keys`; no unlocked node accounts), so the same
 code deploys to Anvil or any EVM chain that has the Cancun upgrade (checked before anything is
 sent). The publisher becomes the default admin of CardToken and MatchLedger, whose handover waits
 `admin_delay` seconds (OpenZeppelin AccessControlDefaultAdminRules).
@@ -20,13 +20,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eth_account import Account
 from eth_utils import to_checksum_address
 
 from ledger.chain.artifacts import describe_revert, load_artifact
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
 from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
+from ledger.keys.roles import Role, load_signer, role_address
+from ledger.keys.signer import Signer, as_signer
 from ledger.settings import ANVIL_CHAIN_ID, Settings
 
 if TYPE_CHECKING:
@@ -68,13 +69,15 @@ def contract(w3: Web3, deployment: Deployment, name: str) -> Contract:
     return w3.eth.contract(address=deployment.addresses[name], abi=load_artifact(name).abi)  # type: ignore[call-overload, no-any-return]
 
 
-class _Sender:
+class Sender:
     """Signs and sends transactions from one key with locally tracked nonces."""
 
-    def __init__(self, w3: Web3, private_key: str) -> None:
+    def __init__(self, w3: Web3, key: Signer | str) -> None:
         self.w3 = w3
-        self.account = Account.from_key(private_key)
-        self.nonce: int = int(w3.eth.get_transaction_count(self.account.address, "pending"))
+        self.account = as_signer(key)
+        self.nonce: int = int(
+            w3.eth.get_transaction_count(to_checksum_address(self.account.address), "pending")
+        )
         self.chain_id = w3.eth.chain_id
 
     def send(self, tx: dict[str, Any], what: str) -> bytes:
@@ -93,7 +96,7 @@ class _Sender:
             tx["maxPriorityFeePerGas"] = tip
             tx["maxFeePerGas"] = 2 * base + tip
         signed = self.account.sign_transaction(tx)
-        tx_hash = self.w3.eth.send_raw_transaction(signed.raw_transaction)
+        tx_hash = self.w3.eth.send_raw_transaction(signed.raw)
         self.nonce += 1
         return bytes(tx_hash)
 
@@ -104,7 +107,7 @@ class _Sender:
         return receipt
 
 
-def _deploy(sender: _Sender, name: str, *args: Any) -> tuple[str, TxReceipt]:
+def _deploy(sender: Sender, name: str, *args: Any) -> tuple[str, TxReceipt]:
     artifact = load_artifact(name)
     factory = sender.w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)
     data = factory.constructor(*args).data_in_transaction
@@ -130,7 +133,7 @@ def require_cancun(w3: Web3) -> None:
 
 def deploy_all(
     w3: Web3,
-    publisher_key: str,
+    publisher: Signer | str,
     signer: str,
     anchorer: str,
     *,
@@ -150,10 +153,10 @@ def deploy_all(
         delay = (
             get_settings().admin_delay_for_chain(chain_id) if admin_delay is None else admin_delay
         )
-        sender = _Sender(w3, publisher_key)
-        publisher = sender.account.address
-        token, token_receipt = _deploy(sender, "CardToken", token_uri, publisher, delay)
-        ledger, ledger_receipt = _deploy(sender, "MatchLedger", publisher, delay)
+        sender = Sender(w3, publisher)
+        admin = sender.account.address
+        token, token_receipt = _deploy(sender, "CardToken", token_uri, admin, delay)
+        ledger, ledger_receipt = _deploy(sender, "MatchLedger", admin, delay)
         exchange, exchange_receipt = _deploy(sender, "CardExchange", token)
         match_ledger = w3.eth.contract(address=ledger, abi=load_artifact("MatchLedger").abi)  # type: ignore[call-overload]
         role = match_ledger.functions.ANCHORER_ROLE().call()
@@ -183,7 +186,7 @@ def deploy_all(
         rpc_url=rpc_url,
         addresses={"CardToken": token, "MatchLedger": ledger, "CardExchange": exchange},
         deployment_block=int(token_receipt["blockNumber"]),
-        deployer=publisher,
+        deployer=admin,
         signer=to_checksum_address(signer),
         anchorer=to_checksum_address(anchorer),
         source_hash=load_artifact("CardToken").source_hash,
@@ -196,25 +199,23 @@ def deploy_all(
 
 
 def deploy_from_settings(w3: Web3, rpc_url: str) -> Deployment:
-    """Deploy with the keys and admin delay from settings (dev keys refused off chain 31337)."""
+    """Deploy with the publisher's key, the result signer's and the anchorer's addresses (their
+    keystores are not decrypted) and the admin delay from settings (dev keys refused off 31337)."""
     from ledger.settings import get_settings
 
     settings = get_settings()
     with web3_errors("deployment"):
-        settings.check_keys_for_chain(w3.eth.chain_id)
-    return deploy_all(
-        w3,
-        settings.publisher_key.get_secret_value(),
-        Account.from_key(settings.signer_key.get_secret_value()).address,
-        Account.from_key(settings.anchorer_key.get_secret_value()).address,
-        rpc_url=rpc_url,
-    )
+        chain_id = w3.eth.chain_id
+    signer = role_address(settings, Role.RESULT_SIGNER, chain_id)
+    anchorer = role_address(settings, Role.ANCHORER, chain_id)
+    publisher = load_signer(settings, Role.PUBLISHER, chain_id)
+    return deploy_all(w3, publisher, signer, anchorer, rpc_url=rpc_url)
 
 
 def seed_demo(
     w3: Web3,
     deployment: Deployment,
-    publisher_key: str,
+    publisher: Signer | str,
     holdings: Mapping[str, Sequence[tuple[int, int]]],
     edition_size: int = DEMO_EDITION_SIZE,
 ) -> list[str]:
@@ -223,7 +224,7 @@ def seed_demo(
     Returns the transaction hashes (all confirmed)."""
     token = contract(w3, deployment, "CardToken")
     with web3_errors("seeding demo cards"):
-        sender = _Sender(w3, publisher_key)
+        sender = Sender(w3, publisher)
         merged_by_wallet: dict[str, dict[int, int]] = {}
         for wallet, cards in holdings.items():
             merged: dict[int, int] = {}
@@ -283,7 +284,6 @@ def ensure_deployment(
 
     with JsonRpc(rpc_url, timeout=30) as rpc:
         chain_id = rpc.chain_id()
-        settings.check_keys_for_chain(chain_id)
         path = settings.resolved_deployment_file
         deployment = Deployment.load(path) if path.exists() else None
         reason = (
@@ -305,6 +305,6 @@ def ensure_deployment(
     if chain_id == ANVIL_CHAIN_ID:
         from ledger.devstack.demo import DEMO_KEYS, demo_holdings
 
-        seed_demo(w3, deployment, settings.publisher_key.get_secret_value(), demo_holdings())
+        seed_demo(w3, deployment, load_signer(settings, Role.PUBLISHER, chain_id), demo_holdings())
         say(f"contracts: minted the demo collection to {len(DEMO_KEYS)} demo wallets")
     return deployment

@@ -26,6 +26,7 @@ from ledger.devstack.stackinfo import StackInfo, find_stack, remove_stack_info, 
 from ledger.devstack.supervisor import Supervisor
 from ledger.errors import ConfigurationError
 from ledger.health.schedulerlock import PidLock
+from ledger.keys.roles import server_environment
 from ledger.settings import Settings, child_environment
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ class LocalStack:
             name,
             server_command(name),
             log_file=self.data_dir / f"{name}.log",
-            env=env,
+            env=server_environment(env, name),
         )
 
     def start_worker(self) -> None:

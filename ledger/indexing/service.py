@@ -51,7 +51,6 @@ class Indexer:
         deployment_block: int,
         reorg_depth: int = 12,
         chain_id: int | None = None,
-        max_range: int = 2000,
     ) -> None:
         self.engine = engine
         self.rpc = rpc
@@ -59,7 +58,6 @@ class Indexer:
         self.token = self.card_token.address
         self.deployment_block = deployment_block
         self.reorg_depth = reorg_depth
-        self.max_range = max_range
         self._chain_id = chain_id
 
     def run_once(self) -> IndexReport:
@@ -80,21 +78,36 @@ class Indexer:
             )
             start, report.rebuilt = self.deployment_block, True
         report.from_block, report.to_block = start, head
-        chunks = [
-            (a, min(head, a + self.max_range - 1)) for a in range(start, head + 1, self.max_range)
-        ]
-        for k, (a, b) in enumerate(chunks or [(start, start - 1)]):
-            rows = self.card_token.transfers(a, b) if b >= a else []
-            last = max(b, 0)
-            last_hash = self.rpc.block_hash(last) or "0x" + "00" * 32
-            with unit_of_work(self.engine) as session:
-                if k == 0:  # the rewind and the first re-read commit together
-                    report.removed = self._rewind(session, start)
-                repo.add_transfers(session, rows)
-                self._apply(session, rows, +1)
-                repo.save_cursor(session, self.token, chain_id, last, last_hash)
-            report.added += len(rows)
+        # one eth_getLogs chunk at a time (at most rpc.max_log_range blocks, halved while the
+        # provider refuses), each committed with the cursor: a pass that fails resumes there
+        chunks = self.card_token.transfer_chunks(start, head) if head >= start else iter(())
+        first = True
+        for _a, b, rows in chunks:
+            self._commit_chunk(report, first, start, b, rows, chain_id)
+            first = False
+        if first:  # nothing to read: the rewind alone, the cursor at the head
+            self._commit_chunk(report, True, start, max(start - 1, 0), [], chain_id)
         return report
+
+    def _commit_chunk(
+        self,
+        report: IndexReport,
+        first: bool,
+        start: int,
+        last: int,
+        rows: list[dict[str, Any]],
+        chain_id: int,
+    ) -> None:
+        """Store one chunk's transfers and move the cursor to its last block, in one transaction
+        (the first chunk's with the rewind of the re-read window)."""
+        last_hash = self.rpc.block_hash(last) or "0x" + "00" * 32
+        with unit_of_work(self.engine) as session:
+            if first:
+                report.removed = self._rewind(session, start)
+            repo.add_transfers(session, rows)
+            self._apply(session, rows, +1)
+            repo.save_cursor(session, self.token, chain_id, last, last_hash)
+        report.added += len(rows)
 
     def _rewind(self, session: Session, start: int) -> int:
         """Delete transfers from `start` on and reverse their balance changes."""
@@ -137,5 +150,4 @@ def from_settings(engine: Engine | None = None) -> Indexer:
         addresses.deployment_block,
         settings.indexer_reorg_depth,
         addresses.chain_id,
-        max_range=settings.rpc_max_log_range,
     )

@@ -21,7 +21,6 @@ from ledger.errors import Conflict, NotFound
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import seed_commitments
-from ledger.protocol.signatures import sign_digest
 from ledger.results import repository as repo
 from ledger.runtime.context import Context
 
@@ -93,9 +92,8 @@ def sign_and_store(
         ownership_block=match.ownership_block,
     )
     ledger_address = ctx.chain.addresses.match_ledger
-    key = ctx.settings.signer_key.get_secret_value()
     digest = eip712.result_digest(struct, ctx.chain_id, ledger_address)
-    signature = sign_digest(key, digest)
+    signature = ctx.signer.sign_digest(digest)
     message = struct.as_message()
     row = MatchResult(
         match_id=match.id,

@@ -7,14 +7,13 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from eth_account import Account
 from sqlalchemy import Engine
 
 from ledger.chain.client import ChainClient
+from ledger.keys.roles import Role, load_signer
+from ledger.keys.signer import Signer
 
 if TYPE_CHECKING:
-    from eth_account.signers.local import LocalAccount
-
     from engine import GameState
     from ledger.settings import Settings
 
@@ -62,16 +61,16 @@ class Context:
     db: Engine
     chain: ChainClient
     settings: Settings
-    signer: LocalAccount
+    signer: Signer
     cache: StateCache = field(default_factory=lambda: StateCache(256))
     _chain_id: int | None = None
 
     @classmethod
     def create(cls, settings: Settings, db: Engine, chain: ChainClient | None = None) -> Context:
-        """A context from settings (chain client from the deployment file unless given)."""
+        """A context from settings (chain client from the deployment file unless given) with the
+        result signer's key (the one key of the API process)."""
         chain = chain or ChainClient.from_settings(settings)
-        settings.check_keys_for_chain(chain.addresses.chain_id)
-        signer = Account.from_key(settings.signer_key.get_secret_value())
+        signer = load_signer(settings, Role.RESULT_SIGNER, chain.addresses.chain_id)
         return cls(
             db=db,
             chain=chain,

@@ -21,7 +21,8 @@ from ledger.chain.artifacts import Artifact, canonical_type, load_artifact, pars
 from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.deploy import DEMO_EDITION_SIZE, contract
-from ledger.settings import ANVIL_DEV_KEYS, get_settings
+from ledger.keys.roles import Role
+from ledger.settings import ANVIL_DEV_KEYS
 
 #: Anvil dev keys #5..#9 are the collectors of these tests (#0..#2 are publisher, signer, anchorer).
 COLLECTOR_KEYS = ANVIL_DEV_KEYS[5:10]
@@ -61,11 +62,10 @@ class Chain:
         self.token = contract(self.w3, deployment, "CardToken")
         self.ledger = contract(self.w3, deployment, "MatchLedger")
         self.exchange = contract(self.w3, deployment, "CardExchange")
-        settings = get_settings()
-        self.publisher = Account.from_key(settings.publisher_key.get_secret_value()).address
-        self.signer_key = settings.signer_key.get_secret_value()
+        self.publisher = Account.from_key(Role.PUBLISHER.dev_key).address
+        self.signer_key = Role.RESULT_SIGNER.dev_key
         self.signer = Account.from_key(self.signer_key).address
-        self.anchorer = Account.from_key(settings.anchorer_key.get_secret_value()).address
+        self.anchorer = Account.from_key(Role.ANCHORER.dev_key).address
         self.collectors = [Account.from_key(k).address for k in COLLECTOR_KEYS]
         self._errors: dict[bytes, tuple[str, list[str]]] = {}
         for c in (self.token, self.ledger, self.exchange):

@@ -24,8 +24,8 @@ from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.compile import PRODUCT, TEST_MOCKS, compiler_settings, current_source_hash
 from ledger.devstack.deploy import DEMO_EDITION_SIZE, contract, seed_demo
+from ledger.keys.roles import Role
 from ledger.protocol.tokenids import token_id
-from ledger.settings import get_settings
 from tests.contracts.conftest import TEST_ARTIFACTS, Chain
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,7 +165,7 @@ def test_seed_demo_gives_every_card_an_edition_size_then_mints(
         bob: [(u92, 4)],
         Account.create().address: [],
     }
-    key = get_settings().publisher_key.get_secret_value()
+    key = Role.PUBLISHER.dev_key
     hashes = seed_demo(anvil.w3, deployment, key, holdings)
     assert len(hashes) == 3  # one setMaxSupplyBatch, one mintBatch per wallet with cards
     token = contract(anvil.w3, deployment, "CardToken")
@@ -183,7 +183,7 @@ def test_seed_demo_names_the_contract_error(
 ) -> None:
     from ledger.errors import ChainError
 
-    key = get_settings().publisher_key.get_secret_value()
+    key = Role.PUBLISHER.dev_key
     tid = token_id("metax", "EDITION-OF-TWO")
     seed_demo(anvil.w3, deployment, key, {Account.create().address: [(tid, 2)]}, edition_size=2)
     with pytest.raises(ChainError, match=r"CardTokenMaxSupplyExceeded\(\d+, 3, 2\)"):

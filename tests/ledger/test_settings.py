@@ -1,13 +1,11 @@
-"""Settings: env prefix, defaults under .metaledger/, dev keys refused off Anvil."""
+"""Settings: env prefix, defaults under .metaledger/ (keys per role: tests/ledger/keys)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from pydantic import SecretStr
 
-from ledger.errors import ConfigurationError
 from ledger.settings import Settings
 
 
@@ -59,16 +57,3 @@ def test_environment_overrides_with_prefix(monkeypatch: pytest.MonkeyPatch) -> N
     s = Settings(_env_file=None)  # type: ignore[call-arg]
     assert s.resolved_database_url == "postgresql+psycopg://u@h/db"
     assert s.api_port == 9001
-
-
-def test_dev_keys_are_accepted_on_anvil_only() -> None:
-    s = Settings(_env_file=None)  # type: ignore[call-arg]
-    s.check_keys_for_chain(31337)
-    with pytest.raises(ConfigurationError, match="chain id 1 is not a local Anvil chain"):
-        s.check_keys_for_chain(1)
-
-
-def test_own_keys_are_accepted_on_any_chain() -> None:
-    key = SecretStr("0x" + "11" * 32)
-    s = Settings(_env_file=None, publisher_key=key, signer_key=key, anchorer_key=key)  # type: ignore[call-arg]
-    s.check_keys_for_chain(1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from enum import StrEnum
 
-from sqlalchemy import JSON, Column, Text
+from sqlalchemy import JSON, BigInteger, Column, Text
 from sqlmodel import Field, SQLModel
 
 
@@ -74,3 +74,19 @@ class ResultProof(SQLModel, table=True):
     digest: str = Field(max_length=66)
     tree_index: int
     proof: list[str] = Field(sa_column=Column(JSON, nullable=False))
+
+
+class AnchorTransaction(SQLModel, table=True):
+    """One signed anchor transaction of a batch, recorded before it is broadcast: the first one
+    and every replacement (same nonce, higher fees). Whichever of them is mined anchors the batch."""
+
+    __tablename__ = "anchor_transactions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    batch_id: int = Field(foreign_key="batches.id", index=True)
+    nonce: int
+    tx_hash: str = Field(max_length=66, unique=True)
+    raw_tx: str = Field(sa_column=Column(Text, nullable=False))
+    max_fee_per_gas: int = Field(sa_column=Column(BigInteger, nullable=False))
+    max_priority_fee_per_gas: int = Field(sa_column=Column(BigInteger, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)

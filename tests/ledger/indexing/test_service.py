@@ -64,10 +64,12 @@ def assert_balances_match_chain(engine: Engine, anvil: AnvilNode, deployment: De
     assert indexed == expected
 
 
-def make_indexer(engine: Engine, anvil: AnvilNode, deployment: Deployment, **kw: int) -> Indexer:
+def make_indexer(
+    engine: Engine, anvil: AnvilNode, deployment: Deployment, max_range: int = 2000, **kw: int
+) -> Indexer:
     return Indexer(
         engine,
-        JsonRpc(anvil.rpc_url),
+        JsonRpc(anvil.rpc_url, max_log_range=max_range),
         deployment.card_token,
         deployment.deployment_block,
         **{"reorg_depth": 4, **kw},

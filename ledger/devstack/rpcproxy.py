@@ -1,0 +1,166 @@
+"""A JSON-RPC proxy that behaves like a public RPC provider: it refuses `eth_getLogs` over more
+than `max_log_range` blocks and answers every so often with a rate-limit error (HTTP 429, or a
+JSON-RPC error inside an HTTP 200, as some providers do). Everything else goes to the real node.
+
+The tests route the anchorer, the indexer and `metaledger verify` through it, and
+`metaledger bench scale` routes its API processes and workers through it.
+
+    with LimitedRpcProxy(anvil.rpc_url, max_log_range=1000, http_429_every=7) as proxy:
+        JsonRpc(proxy.url).logs(...)        # chunked, halved, retried
+    proxy.stats                             # what it refused
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class ProxyStats:
+    """What the proxy saw and refused."""
+
+    calls: int = 0
+    logs_served: int = 0
+    logs_refused: int = 0
+    widest_log_range_served: int = 0
+    http_429: int = 0
+    json_rate_limited: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """JSON-able counts."""
+        return dict(self.__dict__)
+
+
+class LimitedRpcProxy:
+    """A provider-like proxy in front of one node, on 127.0.0.1 (a thread of this process)."""
+
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        max_log_range: int = 1000,
+        http_429_every: int = 0,
+        json_rate_limit_every: int = 0,
+        port: int = 0,
+    ) -> None:
+        self.upstream = upstream
+        self.max_log_range = max_log_range
+        self.http_429_every = http_429_every
+        self.json_rate_limit_every = json_rate_limit_every
+        self.stats = ProxyStats()
+        #: while set, every call is answered 503 (the provider is away)
+        self.down = False
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="rpc-proxy", daemon=True
+        )
+
+    @property
+    def url(self) -> str:
+        """Where the proxy answers."""
+        return f"http://127.0.0.1:{self._server.server_port}"
+
+    def start(self) -> LimitedRpcProxy:
+        """Start answering."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop answering and close the port."""
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> LimitedRpcProxy:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _fault(self, request: Any) -> tuple[int, dict[str, Any] | None] | None:
+        """The refusal this request gets, if any: (HTTP status, JSON-RPC error or None)."""
+        if self.down:
+            return 503, None
+        with self._lock:
+            self.stats.calls += 1
+            n = self.stats.calls
+            if self.http_429_every and n % self.http_429_every == 0:
+                self.stats.http_429 += 1
+                return 429, None
+            if self.json_rate_limit_every and n % self.json_rate_limit_every == 0:
+                self.stats.json_rate_limited += 1
+                return 200, {"code": 429, "message": "Too Many Requests: rate limit exceeded"}
+            if isinstance(request, dict) and request.get("method") == "eth_getLogs":
+                span = _log_span(request)
+                if span is not None and span > self.max_log_range:
+                    self.stats.logs_refused += 1
+                    return 200, {
+                        "code": -32005,
+                        "message": f"query exceeds the maximum block range of {self.max_log_range}",
+                    }
+                self.stats.logs_served += 1
+                self.stats.widest_log_range_served = max(
+                    self.stats.widest_log_range_served, span or 0
+                )
+        return None
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+            def _answer(self, status: int, body: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    request = json.loads(body)
+                except ValueError:
+                    request = None
+                fault = proxy._fault(request)
+                if fault is not None:
+                    status, error = fault
+                    if error is None:
+                        self._answer(status, b'{"error": "busy"}')
+                        return
+                    ident = request.get("id") if isinstance(request, dict) else None
+                    reply = {"jsonrpc": "2.0", "id": ident, "error": error}
+                    self._answer(status, json.dumps(reply).encode())
+                    return
+                forward = urllib.request.Request(
+                    proxy.upstream, body, {"Content-Type": "application/json"}
+                )
+                try:
+                    with urllib.request.urlopen(forward, timeout=30) as answer:
+                        self._answer(answer.status, answer.read())
+                except urllib.error.HTTPError as exc:
+                    self._answer(exc.code, exc.read())
+                except OSError:
+                    self._answer(502, b'{"error": "upstream unreachable"}')
+
+        return Handler
+
+
+def _log_span(request: dict[str, Any]) -> int | None:
+    """How many blocks an eth_getLogs request covers (None for tags or a block hash)."""
+    try:
+        query = request["params"][0]
+        return int(query["toBlock"], 16) - int(query["fromBlock"], 16) + 1
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
