@@ -41,16 +41,18 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def content_security_policy(rpc_url: str) -> str:
+def content_security_policy(rpc_url: str | None) -> str:
     """Scripts, styles and images from this origin only; requests to this origin and to the
-    chain RPC (the audit page checks a result against the chain itself); nothing framed."""
+    chain RPC the pages may call (the audit page checks a result against the chain itself);
+    nothing framed."""
+    connect = f"'self' {origin_of(rpc_url)}" if rpc_url else "'self'"
     return "; ".join(
         (
             "default-src 'none'",
             "script-src 'self'",
             "style-src 'self'",
             "img-src 'self' data:",
-            f"connect-src 'self' {origin_of(rpc_url)}",
+            f"connect-src {connect}",
             "base-uri 'none'",
             "form-action 'none'",
             "frame-ancestors 'none'",
@@ -58,12 +60,12 @@ def content_security_policy(rpc_url: str) -> str:
     )
 
 
-def render_page(rpc_url: str, chain_id: int) -> str:
+def render_page(rpc_url: str | None, chain_id: int) -> str:
     """index.html with the asset version and where the chain answers."""
     template = (web_dir() / "index.html").read_text(encoding="utf-8")
     return (
         template.replace("{{version}}", asset_version())
-        .replace("{{rpc_url}}", html.escape(rpc_url, quote=True))
+        .replace("{{rpc_url}}", html.escape(rpc_url or "", quote=True))
         .replace("{{chain_id}}", str(chain_id))
     )
 
@@ -73,8 +75,8 @@ def install(app: FastAPI) -> None:
     app.mount(ASSETS_URL, StaticFiles(directory=web_dir()), name="web-assets")
 
     async def page(request: Request) -> HTMLResponse:
-        chain = request.app.state.ctx.chain
-        rpc_url, chain_id = chain.rpc_url, chain.addresses.chain_id
+        ctx = request.app.state.ctx
+        rpc_url, chain_id = ctx.settings.resolved_web_rpc_url, ctx.chain.addresses.chain_id
         return HTMLResponse(
             render_page(rpc_url, chain_id),
             headers={

@@ -88,3 +88,20 @@ def test_audit_verify_fails_a_malformed_bundle_on_its_format(client: httpx.Clien
     assert out["ok"] is False and [c["name"] for c in out["checks"]] == list(CHECKS)
     assert out["checks"][0]["name"] == "bundle-format" and not out["checks"][0]["ok"]
     assert "metaledger verify" in out["verifier"]
+
+
+def test_a_remote_rpc_url_is_not_handed_to_the_pages() -> None:
+    from api.pages import content_security_policy
+    from ledger.settings import Settings
+
+    remote = Settings(_env_file=None, rpc_url="https://eth.example/v3/secret-key")  # type: ignore[call-arg]
+    assert remote.resolved_web_rpc_url is None
+    assert "example" not in content_security_policy(remote.resolved_web_rpc_url)
+    local = Settings(_env_file=None, rpc_url="http://127.0.0.1:8545")  # type: ignore[call-arg]
+    assert local.resolved_web_rpc_url == "http://127.0.0.1:8545"
+    chosen = Settings(  # type: ignore[call-arg]
+        _env_file=None, rpc_url="https://eth.example/v3/k", web_rpc_url="https://rpc.example"
+    )
+    assert "connect-src 'self' https://rpc.example" in content_security_policy(
+        chosen.resolved_web_rpc_url
+    )

@@ -118,7 +118,9 @@ async function audit(out: HTMLElement, bundle: Bundle): Promise<void> {
   fill(out, h("p", { class: "progress" }, h("progress", { "aria-label": "checking" }), " Checking…"));
   const [server, browser] = await Promise.all([
     api<ServerAudit>("POST", "/audit/verify", bundle),
-    checkInBrowser(bundle as never, rpc).catch((exc): BrowserCheck[] => [{ name: "result-signature", ok: false, detail: String(exc) }, { name: "merkle-proof", ok: false, detail: "not checked" }]),
+    rpc
+      ? checkInBrowser(bundle as never, rpc).catch((exc): BrowserCheck[] => [{ name: "result-signature", ok: false, detail: String(exc) }, { name: "merkle-proof", ok: false, detail: "not checked" }])
+      : Promise.resolve([]),
   ]);
   const anchor = bundle.anchor ?? {};
   const tx = h("span", { id: "anchor-tx-status" }, "asking the chain…");
@@ -127,7 +129,14 @@ async function audit(out: HTMLElement, bundle: Bundle): Promise<void> {
     out,
     h("h2", { id: "audit-verdict", class: passed ? "ok" : "bad", "data-ok": passed ? "1" : "0" }, passed ? "✓ Every check passed" : "✗ A check failed"),
     h("section", null, h("h3", null, "Checked by the server"), h("p", { class: "note", id: "server-label" }, `${server.verifier} (${server.rpc_url}).`), checkList("server-checks", server.checks)),
-    h("section", null, h("h3", null, "Checked in this browser"), h("p", { class: "note" }, `With viem against ${rpc}, without the server.`), checkList("browser-checks", browser)),
+    h(
+      "section",
+      null,
+      h("h3", null, "Checked in this browser"),
+      rpc
+        ? [h("p", { class: "note" }, `With viem against ${rpc}, without the server.`), checkList("browser-checks", browser)]
+        : h("p", { class: "note", id: "browser-not-run" }, "Not run: this server names no chain RPC for the browser (METALEDGER_WEB_RPC_URL). Run metaledger verify yourself."),
+    ),
     h(
       "section",
       { id: "anchoring" },
@@ -145,7 +154,8 @@ async function audit(out: HTMLElement, bundle: Bundle): Promise<void> {
     ),
     h("section", { id: "replay" }, h("h3", null, "Replay")),
   );
-  void anchorTransaction(rpc, anchor.tx_hash)
+  if (!rpc) fill(tx, "not asked (no chain RPC for the browser)");
+  else void anchorTransaction(rpc, anchor.tx_hash)
     .then((r) => fill(tx, `${r.status} in block ${r.blockNumber}, sent by ${short(r.from)}`))
     .catch((exc) => fill(tx, `the chain does not know it (${String(exc).split("\n")[0]})`));
   if (bundle.transcript) await replayer(out.querySelector("#replay") as HTMLElement, bundle.transcript);
