@@ -220,7 +220,11 @@ class WalletPage:
     def sign_in(self) -> None:
         """Sign in with the wallet from the account box."""
         self.page.get_by_role("button", name="Sign in with Test Wallet").click()
-        self.page.wait_for_selector(f"[data-address='{self.address}']")
+        self.page.wait_for_selector(
+            f"[data-address='{self.address}'], .message.error:not([hidden])", timeout=40_000
+        )
+        error = self.page.query_selector(".message.error:not([hidden])")
+        assert error is None, error.inner_text()
 
 
 @pytest.fixture

@@ -73,7 +73,7 @@ def test_build_check_save_list_and_reopen_a_deck(wallet: Callable[[str], WalletP
     w.page.wait_for_selector("text=Deck saved: ownership checked at block")
     w.page.wait_for_selector("text=Deck (reopened)")
     deck_id = w.page.url.split("deck=")[1]
-    assert w.page.is_visible(f"#saved-decks li[data-deck='{deck_id}']")
+    w.page.wait_for_selector(f"#saved-decks li[data-deck='{deck_id}']")
     # reopen from the list in a fresh load
     w.goto("/deck-builder?game=metamasters")
     w.page.click(f"#saved-decks li[data-deck='{deck_id}'] a:text('Open')")
