@@ -37,7 +37,8 @@ import pytest
 from ledger.devstack.demo import DEMO_KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.chain
+#: it installs and starts a whole stack twice: minutes, more on a shared machine
+pytestmark = [pytest.mark.chain, pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 def _take_terminal() -> None:

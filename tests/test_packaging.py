@@ -11,6 +11,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 UV = Path(sys.executable).parent / "uv"
 SOURCES = ("engine", "ledger", "api", "workers", "pyproject.toml", "README.md")
@@ -24,6 +26,7 @@ def _run(args: list[str | Path], cwd: Path, env: dict[str, str]) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_the_wheel_installs_and_runs_without_the_checkout_or_the_local_extra(
     tmp_path: Path,
 ) -> None:

@@ -251,7 +251,13 @@ class _Run:
                 self.max_pending_age = max(self.max_pending_age, age)
 
     def inject_faults(self) -> None:
+        from ledger.chain.contracts import MatchLedger
+        from ledger.chain.transport import JsonRpc
+
+        ledger = MatchLedger(JsonRpc(self.anvil.rpc_url), self.deployment.match_ledger)
         snapshot = None
+        batches_at_snapshot = 0
+        snapshot_taken = 0.0
         while not self.stop_players.wait(0.5):
             n = self.results_in()
             share = n / self.target
@@ -265,7 +271,18 @@ class _Run:
                 self.faults.api_killed_at = n
             if snapshot is None and self.faults.reorg_at is None and share >= 0.45:
                 snapshot = self.anvil.snapshot()
-            if snapshot is not None and self.faults.reorg_at is None and share >= 0.55:
+                batches_at_snapshot = ledger.latest_batch_id()
+                snapshot_taken = time.monotonic()
+            # The revert waits for an anchor made after the snapshot, so the reorg removes one.
+            if (
+                snapshot is not None
+                and self.faults.reorg_at is None
+                and share >= 0.55
+                and (
+                    ledger.latest_batch_id() > batches_at_snapshot
+                    or time.monotonic() - snapshot_taken > 120
+                )
+            ):
                 self.anvil.revert(snapshot)  # the anchors since the snapshot leave the chain
                 self.anvil.mine(1)
                 self.faults.reorg_at = n

@@ -9,6 +9,7 @@ from ledger.bench.api import run
 pytestmark = pytest.mark.chain
 
 
+@pytest.mark.slow
 def test_bench_api_smoke() -> None:
     out = run(seconds=1.0, rate=20.0, clients=2, wallets=4, rounds=1)
     for key in (

@@ -78,6 +78,7 @@ class OpenOffer:
         ("fill", 0, 1, True),
     ]
 )
+@pytest.mark.slow
 @example(ops=[("offer", 0, 0, 1, 1, 1, 100, None, 1), ("cancel", 0), ("fill", 0, 1, False)])
 def test_random_sequences_conserve_supply_and_never_refill(
     chain_session: Chain, ops: list[tuple[Any, ...]]

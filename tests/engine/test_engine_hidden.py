@@ -324,6 +324,7 @@ def test_metax_reads_do_not_depend_on_hidden_cards(seed: int, bots: int, every: 
     assert changed > 0 and compared > 0
 
 
+@pytest.mark.slow
 @PROFILE
 @given(**MATCH)
 def test_metamasters_reads_do_not_depend_on_hidden_cards(seed: int, bots: int, every: int) -> None:

@@ -20,7 +20,7 @@ from ledger.audit.verify import CHECKS
 from ledger.devstack.demo import DEMO_KEYS
 from tests.web.conftest import Stack, WalletPage
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 BROWSER_CHECKS = ["result-signature", "merkle-proof"]
 

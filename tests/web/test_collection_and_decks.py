@@ -13,7 +13,7 @@ from engine import get_game
 from ledger.devstack.demo import DEMO_KEYS
 from tests.web.conftest import WalletPage, transfer_card
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_collection_lists_every_game_filters_and_updates_after_a_transfer(

@@ -18,7 +18,7 @@ from tests.web.conftest import (
     save_starter_deck,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 #: what each game's board must show (data-stat / data-zone of the page)
 BOARD_PARTS = {

@@ -10,7 +10,7 @@ import pytest
 from ledger.devstack.demo import DEMO_KEYS
 from tests.web.conftest import WalletPage
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_sign_in_survives_a_reload_and_signs_out(wallet: Callable[[str], WalletPage]) -> None:

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from ledger.devstack.childprocess import ChildProcess
 from ledger.health.schedulerlock import PidLock
 
@@ -29,6 +31,7 @@ def _wait(condition: object, timeout: float, what: str) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_a_second_scheduler_waits_for_the_first(tmp_path: Path, broker_url: str) -> None:
     lock = PidLock(tmp_path / "data" / "beat.lock")
     first = _beat(tmp_path, "beat1", broker_url)

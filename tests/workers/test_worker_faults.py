@@ -33,7 +33,7 @@ from ledger.devstack.childprocess import ChildProcess
 from ledger.devstack.servers import RedisServer
 from tests.ledger.anchor_support import ANCHORER_KEY, add_results, deploy
 
-pytestmark = pytest.mark.chain
+pytestmark = [pytest.mark.chain, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -147,7 +147,10 @@ def test_worker_killed_after_broadcast_finishes_without_a_second_anchor(stack: S
             tx_hash = (
                 batch.tx_hash if batch is not None and batch.status == BatchStatus.SIGNED else None
             )
-        return tx_hash is not None and stack.anvil.w3.eth.get_transaction(tx_hash) is not None  # type: ignore[arg-type]
+        # recorded before it is sent: until the node has it, it answers null (web3 would raise)
+        return (
+            tx_hash is not None and stack.anvil.rpc("eth_getTransactionByHash", tx_hash) is not None
+        )
 
     stack.wait_for(broadcast, 60, "the anchor transaction to be broadcast")
     with unit_of_work(stack.engine) as s:

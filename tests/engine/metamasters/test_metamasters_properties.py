@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -189,6 +190,7 @@ def test_replay_gives_identical_hashes(seed: int) -> None:
     assert result.winner == state.winner is not None
 
 
+@pytest.mark.slow
 def test_thousands_of_games_end_and_conserve_cards() -> None:
     outcomes: dict[Any, int] = {}
     total = sum(DECKS[0].values()) + sum(DECKS[1].values())

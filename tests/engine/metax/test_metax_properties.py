@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +40,7 @@ def _check_round_trips(state: MetaXState) -> None:
     assert state.state_hash() == h
 
 
+@pytest.mark.slow
 @PROFILE
 @given(
     seed=st.integers(0, 2**256 - 1),

@@ -197,6 +197,7 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     )
 
 
+@pytest.mark.slow
 def test_cli_export_then_verify(anchored: dict[str, Any], tmp_path: Path) -> None:
     deployment: Deployment = anchored["deployment"]
     deployment_file = tmp_path / "deployment.json"

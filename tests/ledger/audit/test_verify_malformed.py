@@ -130,6 +130,7 @@ def test_malformed_bundles_get_one_error_line(name: str, tmp_path: Path) -> None
     _one_error_line(_verify(path), expected)
 
 
+@pytest.mark.slow
 def test_files_that_cannot_be_read_or_are_too_large(tmp_path: Path) -> None:
     _one_error_line(_verify(tmp_path / "missing.json"), "cannot read")
     _one_error_line(_verify(tmp_path), "cannot read")

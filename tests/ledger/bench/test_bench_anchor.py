@@ -10,6 +10,7 @@ from ledger.errors import MetaLedgerError
 pytestmark = pytest.mark.chain
 
 
+@pytest.mark.slow
 def test_bench_anchor_smoke() -> None:
     out = run(results=200)
     assert out["results"] == 200

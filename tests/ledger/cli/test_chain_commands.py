@@ -40,6 +40,7 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_start_deploy_status_stop(cli_env: dict[str, str], tmp_path: Path) -> None:
     _cli(cli_env, "chain", "start")
     try:
@@ -90,6 +91,7 @@ def test_dev_keys_are_refused_on_a_foreign_chain_id(
     assert "chain id 5 is not a local Anvil chain" in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["chain", "start"], ["doctor"]])
 def test_without_node_the_cli_says_what_to_install(command: list[str], tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def _doctor(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
@@ -25,6 +27,7 @@ def _row(out: str, check: str) -> str:
     return next(line for line in out.splitlines() if line.startswith(f"│ {check} "))
 
 
+@pytest.mark.slow
 def test_doctor_starts_and_stops_each_local_server(tmp_path: Path) -> None:
     data = tmp_path / "data"
     result = _doctor(data)
@@ -41,6 +44,7 @@ def test_doctor_starts_and_stops_each_local_server(tmp_path: Path) -> None:
     assert sorted(p.name for p in data.iterdir()) == ["doctor-anvil.log", "doctor-redis.log"]
 
 
+@pytest.mark.slow
 def test_a_server_that_fails_is_named_with_its_own_last_log_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()

@@ -30,7 +30,7 @@ from ledger.devstack.demo import DEMO_KEYS
 from ledger.devstack.ports import free_port, is_free
 from ledger.devstack.stack import server_command
 
-pytestmark = pytest.mark.chain
+pytestmark = [pytest.mark.chain, pytest.mark.slow]
 
 
 def child_pids(pid: int) -> dict[int, str]:

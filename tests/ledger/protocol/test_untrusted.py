@@ -118,6 +118,7 @@ def test_py_ecc_raises_the_recursion_limit_and_restoring_it_keeps_deep_json_harm
     assert restored.returncode == 0 and restored.stdout.strip() == "RecursionError", restored
 
 
+@pytest.mark.slow
 def test_the_api_app_restores_the_recursion_limit() -> None:
     done = subprocess.run(
         [
