@@ -147,7 +147,7 @@ async function audit(out: HTMLElement, bundle: Bundle): Promise<void> {
         `Batch ${anchor.batch_id} (root `,
         h("code", null, short(String(anchor.root ?? ""))),
         `, ${anchor.count} results) anchored by transaction `,
-        h("a", { id: "anchor-tx", href: `#tx-${anchor.tx_hash}`, title: String(anchor.tx_hash) }, h("code", null, String(anchor.tx_hash))),
+        h("code", { id: "anchor-tx" }, String(anchor.tx_hash)),
         ` in block ${anchor.block_number}: `,
         tx,
       ),
