@@ -41,6 +41,7 @@ def test_keyboard_only_and_phone_width(wallet: Callable[[str], WalletPage]) -> N
     w = wallet(DEMO_KEYS[0], width=375, height=740)
     w.goto("/")
     # sign in and reach the collection with the keyboard alone
+    w.page.wait_for_selector("text=Sign in with Test Wallet")
     for _ in range(12):
         w.page.keyboard.press("Tab")
         if (
