@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from api import schemas
-from ledger.db.models import DeckCommitment, Match, MatchResult, MatchSeat, MatchStatus
+from ledger.db.models import (
+    DeckCommitment,
+    Match,
+    MatchAction,
+    MatchResult,
+    MatchSeat,
+    MatchStatus,
+)
+from ledger.matches.service import AppliedAction, entry_count
+from ledger.protocol.hexcodec import to_hex
 from ledger.results import service as results
 
 #: secrets and the seed are disclosed only once the match is over: during play they would let a
@@ -17,7 +28,13 @@ def deck(row: DeckCommitment) -> schemas.DeckOut:
     return schemas.DeckOut.model_validate(row)
 
 
-def match(row: Match, seats: list[MatchSeat], caller: str | None = None) -> schemas.MatchOut:
+def match(
+    row: Match,
+    seats: list[MatchSeat],
+    caller: str | None = None,
+    domain: dict[str, Any] | None = None,
+    receipt_signer: str | None = None,
+) -> schemas.MatchOut:
     """A match's public state (secrets and seed disclosed only once it is over)."""
     started = row.status in _STARTED
     over = row.status in _OVER
@@ -39,6 +56,12 @@ def match(row: Match, seats: list[MatchSeat], caller: str | None = None) -> sche
         ownership_block_hash=row.ownership_block_hash,
         winner_seat=row.winner_seat,
         end_reason=row.end_reason,
+        head_hash=row.head_hash,
+        genesis_hash=row.genesis_hash,
+        entries=entry_count(row),
+        forfeit_entry=row.forfeit_entry,
+        domain=domain,
+        receipt_signer=receipt_signer,
         options=row.options,
         seats=[
             schemas.SeatOut(
@@ -50,6 +73,10 @@ def match(row: Match, seats: list[MatchSeat], caller: str | None = None) -> sche
                 seed_commit=s.seed_commit,
                 revealed=s.seed_secret is not None and (started or not s.is_bot),
                 seed_secret=s.seed_secret if over else None,
+                session_key=s.session_key,
+                authorization_expiry=s.authorization_expiry,
+                authorization=s.authorization,
+                acknowledged=s.end_acknowledgement is not None,
             )
             for s in seats
         ],
@@ -65,4 +92,42 @@ def result(row: MatchResult, batch_id: int | None) -> schemas.ResultOut:
     fields = row.model_dump(include=set(schemas.ResultOut.model_fields))
     return schemas.ResultOut.model_validate(
         {**fields, "typed_data": results.typed_data(row), "batch_id": batch_id}
+    )
+
+
+#: an action row stored before entries were projected: nothing of it for a reader of a live match
+_UNPROJECTED = {"label": "", "action": None}
+
+
+def reader_index(seat: int | None) -> int:
+    """Which of an entry's stored views a reader gets: its seat's, or the spectator's (2)."""
+    return 2 if seat is None else seat
+
+
+def applied(entry: AppliedAction, reader: int | None) -> schemas.AppliedOut:
+    """An entry applied in this request as `reader` (a seat, None for a spectator) may read it."""
+    view = entry.views[reader_index(reader)]
+    return schemas.AppliedOut(
+        index=entry.index,
+        seat=entry.seat,
+        by_bot=entry.by_bot,
+        label=view["label"],
+        action=view["action"],
+        entry_hash=to_hex(entry.entry.entry_hash),
+        receipt=entry.entry.receipt,
+    )
+
+
+def logged(row: MatchAction, reader: int | None, over: bool) -> schemas.AppliedOut:
+    """A stored entry as `reader` may read it; once the match is over, its real action."""
+    views: list[Any] | None = row.views
+    view = views[reader_index(reader)] if views else _UNPROJECTED
+    return schemas.AppliedOut(
+        index=row.index,
+        seat=row.seat,
+        by_bot=row.by_bot,
+        label=view["label"] or (row.label if over else ""),
+        action=list(row.action) if over else view["action"],
+        entry_hash=row.entry_hash,
+        receipt=row.receipt,
     )

@@ -13,6 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from ledger.protocol.untrusted import INT64_MAX, INT64_MIN
 
 Hex32 = Field(pattern=r"^0x[0-9a-fA-F]{64}$", description="32 bytes as 0x-hex")
+#: a 65-byte r‖s‖v ECDSA signature
+Signature65 = Field(pattern=r"^0x[0-9a-fA-F]{130}$", description="65 bytes r‖s‖v as 0x-hex")
+#: a checksummed or lower-case address
+AddressField = Field(pattern=r"^0x[0-9a-fA-F]{40}$", description="an address (20 bytes 0x-hex)")
 #: how request bodies are validated
 STRICT_INPUT = ConfigDict(extra="forbid", strict=True)
 #: response bodies read straight from a stored row (or a dataclass) by attribute
@@ -93,6 +97,8 @@ class CardOut(BaseModel):
     kind: str
     token_id: str
     data: dict[str, Any]
+    metadata_url: str = Field(description="its ERC-1155 metadata JSON (CardToken.uri)")
+    image_url: str = Field(description="its card face (SVG)")
 
 
 class HoldingOut(BaseModel):
@@ -105,6 +111,8 @@ class HoldingOut(BaseModel):
     name: str
     token_id: str
     balance: int
+    metadata_url: str = Field(description="its ERC-1155 metadata JSON (CardToken.uri)")
+    image_url: str = Field(description="its card face (SVG)")
 
 
 class CollectionOut(BaseModel):
@@ -187,10 +195,18 @@ class JoinIn(BaseModel):
 
 
 class CommitIn(BaseModel):
-    """Your seed commitment: keccak256(secret) of a 32-byte secret."""
+    """Your seed commitment keccak256(secret) of a 32-byte secret, and your seat authorization:
+    your wallet's EIP-712 `SeatAuthorization` of a session key (docs/api.md, "Signed moves")."""
 
     model_config = STRICT_INPUT
     commit: str = Hex32
+    session_key: str = AddressField
+    expiry: int = Field(ge=0, le=INT64_MAX, description="unix seconds the session key is valid to")
+    authorization: str = Field(
+        pattern=r"^0x(?:[0-9a-fA-F]{2}){1,2048}$",
+        description="the wallet's signature of the SeatAuthorization (65 bytes for an EOA; "
+        "a contract wallet's EIP-1271 signature)",
+    )
 
 
 class RevealIn(BaseModel):
@@ -201,14 +217,37 @@ class RevealIn(BaseModel):
 
 
 class ActionIn(BaseModel):
-    """An action `[kind, *int_args]`, and the match version it was chosen at (optimistic concurrency)."""
+    """A move `[kind, *args]` in your ids (one of your legal actions), signed by your session
+    key as the EIP-712 `MatchAction` at index `version` after the match's `head_hash`, and the
+    match version it was chosen at (optimistic concurrency)."""
 
     model_config = STRICT_INPUT
     action: list[ActionPart] = Field(min_length=1, max_length=64)
+    salt: str = Field(
+        pattern=r"^0x[0-9a-fA-F]{64}$",
+        description="32 fresh random bytes, signed in the MatchAction",
+    )
+    signature: str = Signature65
     version: int | None = Field(
         None, ge=0, le=INT64_MAX, description="the match version you saw; 409 if it moved on"
     )
     include_view: bool = Field(False, description="also return your observation")
+
+
+class ResignIn(BaseModel):
+    """Resigning an active match: your session key's MatchAction `["resign"]` at index
+    `version` after `head_hash` (nothing is needed to leave a match not started)."""
+
+    model_config = STRICT_INPUT
+    salt: str = Hex32
+    signature: str = Signature65
+
+
+class AcknowledgeIn(BaseModel):
+    """Your session key's EIP-712 `MatchEnd(matchId, entries, finalEntryHash)` of a finished match."""
+
+    model_config = STRICT_INPUT
+    signature: str = Signature65
 
 
 class SeatOut(BaseModel):
@@ -222,6 +261,10 @@ class SeatOut(BaseModel):
     seed_commit: str | None
     revealed: bool
     seed_secret: str | None = Field(None, description="shown once the match is over")
+    session_key: str | None = Field(None, description="the session key its SeatAuthorization names")
+    authorization_expiry: int | None = None
+    authorization: str | None = Field(None, description="the wallet's SeatAuthorization signature")
+    acknowledged: bool = Field(False, description="its session key signed the MatchEnd")
 
 
 class MatchOut(BaseModel):
@@ -245,6 +288,22 @@ class MatchOut(BaseModel):
     )
     winner_seat: int | None
     end_reason: str | None
+    head_hash: str | None = Field(
+        None, description="the last entry's hash: the prevEntryHash the next move signs"
+    )
+    genesis_hash: str | None = Field(None, description="prevEntryHash of entry 0")
+    entries: int = Field(0, description="entries in the signed transcript (the next index)")
+    forfeit_entry: dict[str, Any] | None = Field(
+        None, description="the signed resignation or the operator's timeout entry"
+    )
+    domain: dict[str, Any] | None = Field(
+        None, description="the EIP-712 domain of every signature of this match (MatchLedger's)"
+    )
+    receipt_signer: str | None = Field(
+        None,
+        description="the operator's result signer, whose MatchReceipt signatures every entry "
+        "carries (check it is registered on MatchLedger: `wasSignerAt`)",
+    )
     options: dict[str, Any]
     seats: list[SeatOut]
     your_seat: int | None = None
@@ -254,9 +313,9 @@ class MatchOut(BaseModel):
 
 
 class LegalActionOut(BaseModel):
-    """A legal action and its label."""
+    """A legal move in your ids and its label."""
 
-    action: list[str | int]
+    action: list[str | int | None]
     label: str
 
 
@@ -271,15 +330,19 @@ class ViewOut(BaseModel):
 
 
 class AppliedOut(BaseModel):
-    """An action applied to the match."""
-
-    model_config = FROM_ROWS
+    """An entry of the match as its reader may read it (the engine's projection for that
+    reader), with its hash and the operator's receipt."""
 
     index: int
     seat: int
-    action: list[str | int]
-    label: str
     by_bot: bool
+    label: str
+    action: list[str | int | None] | None = Field(
+        description="the action in the reader's ids (null cards, or null as a whole, where "
+        "the reader may not see them)"
+    )
+    entry_hash: str | None
+    receipt: str | None = Field(description="the operator's MatchReceipt signature")
 
 
 class ActionOut(BaseModel):
@@ -291,6 +354,7 @@ class ActionOut(BaseModel):
     your_turn: bool
     winner_seat: int | None
     end_reason: str | None
+    head_hash: str | None = Field(description="what your next move signs as prevEntryHash")
     applied: list[AppliedOut]
     legal_actions: list[LegalActionOut]
     observation: dict[str, Any] | None = None

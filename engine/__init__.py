@@ -14,6 +14,7 @@ from engine.core.bots import (
     make_bot,
     play_match,
 )
+from engine.core.card_texts import cards_markdown
 from engine.core.errors import (
     CatalogueError,
     DeckRejected,
@@ -25,15 +26,26 @@ from engine.core.errors import (
     TranscriptError,
     Violation,
 )
-from engine.core.game import Deck, Game, UnknownGame, game_names, get_game, new_match
+from engine.core.game import (
+    Deck,
+    Game,
+    Ruleset,
+    UnknownGame,
+    UnknownRuleset,
+    game_names,
+    get_game,
+    new_match,
+)
+from engine.core.prng import Prng
 from engine.core.scenario import ScenarioResult, run_scenario
-from engine.core.state import TERMINAL, VIEWERS, GameState, Viewer, canonical_json
+from engine.core.state import ENGINE_LIMIT, TERMINAL, VIEWERS, GameState, Viewer, canonical_json
 from engine.core.transcript import (
     CHECKPOINT_EVERY,
     FORFEIT_REASONS,
     Recorder,
     ReplayResult,
     Transcript,
+    end_reason_of,
     outcome_of,
     replay,
 )
@@ -42,6 +54,7 @@ from engine.core.version import ENGINE_VERSION
 __all__ = [
     "BOT_NAMES",
     "CHECKPOINT_EVERY",
+    "ENGINE_LIMIT",
     "ENGINE_VERSION",
     "FORFEIT_REASONS",
     "GREEDY_SAMPLES",
@@ -57,19 +70,24 @@ __all__ = [
     "GameState",
     "GreedyBot",
     "IllegalAction",
+    "Prng",
     "RandomBot",
     "Recorder",
     "ReplayDiverged",
     "ReplayRejected",
     "ReplayResult",
+    "Ruleset",
     "ScenarioError",
     "ScenarioResult",
     "Transcript",
     "TranscriptError",
     "UnknownGame",
+    "UnknownRuleset",
     "Viewer",
     "Violation",
     "canonical_json",
+    "cards_markdown",
+    "end_reason_of",
     "game_names",
     "get_game",
     "make_bot",

@@ -154,6 +154,14 @@ class OwnershipChanged(Conflict):
     title = "Ownership changed before the match started"
 
 
+class OfferNotFillable(Conflict):
+    """An offer that could not be filled as it stands (nonce used, cards or approval missing,
+    not open any more); names the field and the reason."""
+
+    slug = "offer-not-fillable"
+    title = "Offer cannot be filled"
+
+
 class DeckRejected(RuleViolation):
     """A deck that breaks the game's deck-building rules (lists every violation)."""
 

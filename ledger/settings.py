@@ -164,6 +164,21 @@ class Settings(BaseSettings):
         description="/healthz answers 503 once a result has waited this long to be anchored",
     )
 
+    # --- trading and card metadata (issue 14) ---
+    public_base_url: str | None = Field(
+        None,
+        description="the API's public URL, base of CardToken.uri() and of card links; default: http://<api_host>:<api_port>",
+    )
+    wallet_key: SecretStr | None = Field(
+        None, description="a collector's private key for `metaledger trade` (or use a keystore)"
+    )
+    wallet_keystore: Path | None = Field(
+        None, description="an encrypted keystore JSON file holding the `metaledger trade` wallet"
+    )
+    wallet_password: SecretStr | None = Field(
+        None, description="the keystore's password (or pass --password-file)"
+    )
+
     @field_validator(
         "data_dir",
         "deployment_file",
@@ -267,6 +282,18 @@ class Settings(BaseSettings):
         if self.admin_delay_seconds is not None:
             return self.admin_delay_seconds
         return 0 if chain_id == ANVIL_CHAIN_ID else PRODUCTION_ADMIN_DELAY_SECONDS
+
+    @property
+    def resolved_public_base_url(self) -> str:
+        """Where the API is reached from outside, without a trailing slash."""
+        return (self.public_base_url or f"http://{self.api_host}:{self.api_port}").rstrip("/")
+
+    @property
+    def token_uri(self) -> str:
+        """CardToken's metadata URI template (ERC-1155 `{id}` form) under the public base URL."""
+        from ledger.protocol.tokenids import metadata_uri_template
+
+        return metadata_uri_template(self.resolved_public_base_url)
 
     @property
     def resolved_siwe_uri(self) -> str:

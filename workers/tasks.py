@@ -40,10 +40,16 @@ def anchor_now() -> dict[str, Any]:
 
 
 def index_tick() -> dict[str, Any]:
-    """Index new CardToken transfers (re-reading the last K blocks)."""
+    """Index new CardToken transfers, then the offer book's fills and statuses (re-reading the
+    last K blocks)."""
+    from ledger.indexing.book import book_from_settings
     from ledger.indexing.service import from_settings
 
-    return from_settings().run_once().as_dict()
+    report = from_settings().run_once().as_dict()
+    book = book_from_settings()
+    if book is not None:
+        report["book"] = book.run_once().as_dict()
+    return report
 
 
 # registered without decorator syntax so the functions keep their types

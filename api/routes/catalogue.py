@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
@@ -9,6 +10,7 @@ from fastapi import APIRouter, Path, Query
 from api import ratelimit, schemas
 from api.deps import Ctx, run
 from ledger.catalogue import service as catalogue
+from ledger.protocol.addresses import parse_address
 
 router = APIRouter(tags=["catalogue"], dependencies=[ratelimit.PUBLIC])
 
@@ -29,16 +31,15 @@ def game(game: Annotated[str, Path(max_length=32)]) -> schemas.GameOut:
 def cards(game: Annotated[str, Path(max_length=32)], ctx: Ctx) -> list[schemas.CardOut]:
     """The game's card designs with their ERC-1155 token ids."""
     rows = run(ctx, lambda db: catalogue.cards(db, game), write=False)
+    base = ctx.settings.resolved_public_base_url
     positions = catalogue.card_positions(game)
     return [
-        schemas.CardOut(
-            game=r.game,
-            card_id=r.card_id,
-            index=positions[r.card_id],
-            name=r.name,
-            kind=r.kind,
-            token_id=r.token_id,
-            data=r.data,
+        schemas.CardOut.model_validate(
+            {
+                **r.model_dump(),
+                **catalogue.card_links(base, r.token_id),
+                "index": positions[r.card_id],
+            }
         )
         for r in rows
     ]
@@ -53,12 +54,19 @@ def collection(
 ) -> schemas.CollectionOut:
     """The cards a wallet holds: from the indexed balances once the indexer has run (`auto`),
     or read from the chain at the latest block (`chain`)."""
+    owner = parse_address(address, "address")
     block, used, holdings = run(
-        ctx, lambda db: catalogue.collection(db, ctx, address, game, source), write=False
+        ctx, lambda db: catalogue.collection(db, ctx, owner, game, source), write=False
     )
+    base = ctx.settings.resolved_public_base_url
     return schemas.CollectionOut(
-        address=address,
+        address=owner,
         block_number=block,
         source=used,
-        cards=[schemas.HoldingOut.model_validate(h) for h in holdings],
+        cards=[
+            schemas.HoldingOut.model_validate(
+                {**asdict(h), **catalogue.card_links(base, h.token_id)}
+            )
+            for h in holdings
+        ],
     )

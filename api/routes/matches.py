@@ -1,4 +1,6 @@
-"""Matches: create, join, seed commit-reveal, view, legal actions, actions, resign, result, transcript."""
+"""Matches: create, join, seed commit-reveal with the seat authorization, view, legal actions,
+signed actions, resign, acknowledge, result, transcript. Every read of a live match is the
+engine's projection for its reader."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from ledger.auth import service as auth
 from ledger.db.models import MatchStatus
 from ledger.errors import NotFound
 from ledger.matches import service as matches
+from ledger.matches import signing
+from ledger.protocol import eip712
 from ledger.protocol.untrusted import INT64_MAX
 from ledger.results import service as results
 
@@ -24,9 +28,14 @@ MatchId = Annotated[
 ]
 
 
-def _out(db: Session, match_id: str, caller: str | None) -> schemas.MatchOut:
+def _domain(ctx: Ctx) -> dict[str, Any]:
+    """The EIP-712 domain of every signature of a match (the result's: MatchLedger's)."""
+    return eip712.domain(eip712.RESULT_DOMAIN_NAME, ctx.chain_id, ctx.chain.addresses.match_ledger)
+
+
+def _out(db: Session, ctx: Ctx, match_id: str, caller: str | None) -> schemas.MatchOut:
     match, seats = matches.get_match(db, match_id)
-    return present.match(match, seats, caller)
+    return present.match(match, seats, caller, _domain(ctx), ctx.signer.address)
 
 
 def _act(
@@ -36,7 +45,7 @@ def _act(
 
     def work(db: Session) -> schemas.MatchOut:
         change(db)
-        return _out(db, match_id, caller)
+        return _out(db, ctx, match_id, caller)
 
     return run(ctx, work)
 
@@ -50,7 +59,7 @@ def create(body: schemas.MatchIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
         match = matches.create_match(
             db, ctx, caller, body.game, body.deck_id, body.opponent, body.bot, body.options
         )
-        return _out(db, match.id, caller)
+        return _out(db, ctx, match.id, caller)
 
     return run(ctx, work)
 
@@ -66,7 +75,9 @@ def listing(
 
     def work(db: Session) -> list[schemas.MatchOut]:
         found = matches.listing(db, caller, status or "mine", game)
-        return [present.match(m, seats, caller) for m, seats in found]
+        return [
+            present.match(m, seats, caller, _domain(ctx), ctx.signer.address) for m, seats in found
+        ]
 
     return run(ctx, work, write=False)
 
@@ -78,7 +89,7 @@ def one(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     def work(db: Session) -> schemas.MatchOut:
         match, seats = matches.get_match(db, match_id)
         matches.enforce_timeout(db, ctx, match, seats)
-        return present.match(match, seats, caller)
+        return present.match(match, seats, caller, _domain(ctx), ctx.signer.address)
 
     return run(ctx, work)
 
@@ -96,12 +107,14 @@ def join(match_id: MatchId, body: schemas.JoinIn, ctx: Ctx, caller: Caller) -> s
 
 @router.post("/{match_id}/commit", response_model=schemas.MatchOut)
 def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
-    """Commit to your seed secret: keccak256(secret)."""
+    """Commit to your seed secret keccak256(secret) and authorize your session key for this
+    seat: your wallet's EIP-712 SeatAuthorization (the only wallet signature of a match)."""
+    grant = signing.SeatGrant(body.session_key, body.expiry, body.authorization)
     return _act(
         ctx,
         match_id,
         caller,
-        lambda db: matches.commit_seed(db, ctx, match_id, caller, body.commit),
+        lambda db: matches.commit_seed(db, ctx, match_id, caller, body.commit, grant),
     )
 
 
@@ -126,7 +139,7 @@ def view(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.ViewOut:
         matches.enforce_timeout(db, ctx, match, seats)
         legal = matches.legal_actions(db, ctx, match, seat)
         return schemas.ViewOut(
-            match=present.match(match, seats, caller),
+            match=present.match(match, seats, caller, _domain(ctx), ctx.signer.address),
             seat=seat.seat,
             your_turn=match.status == MatchStatus.ACTIVE and match.current_player == seat.seat,
             observation=matches.observation(db, ctx, match, seat),
@@ -150,21 +163,21 @@ def legal_actions(match_id: MatchId, ctx: Ctx, caller: Caller) -> list[schemas.L
 
 @router.post("/{match_id}/actions", response_model=schemas.ActionOut)
 def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token) -> schemas.ActionOut:
-    """Submit an action (validated by the engine). Pass `version` for optimistic concurrency:
-    of two submissions for the same version, one applies and the other gets 409."""
+    """Submit a move in your ids, signed by your session key (the MatchAction at index
+    `version` after `head_hash`); validated by the engine. Pass `version` for optimistic
+    concurrency: of two submissions for the same version, one applies and the other gets 409.
+    The answer carries the operator's receipt of every entry appended (yours and the bot's)."""
 
     def work(db: Session) -> schemas.ActionOut:
         caller = auth.authenticate(db, token)  # in the same transaction (the hot path)
-        outcome = matches.submit_action(db, ctx, match_id, caller, list(body.action), body.version)
+        outcome = matches.submit_action(
+            db, ctx, match_id, caller, list(body.action), body.salt, body.signature, body.version
+        )
         match, state = outcome.match, outcome.state
         assert state is not None
         seat = next(a.seat for a in outcome.applied if not a.by_bot)
         your_turn = match.status == MatchStatus.ACTIVE and match.current_player == seat
-        legal: list[dict[str, Any]] = (
-            [{"action": a.to_json(), "label": state.label(a)} for a in state.legal_actions()]
-            if your_turn
-            else []
-        )
+        legal: list[dict[str, Any]] = state.legal_moves(seat) if your_turn else []
         return schemas.ActionOut(
             version=match.version,
             status=match.status,
@@ -172,7 +185,8 @@ def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token) -> sc
             your_turn=your_turn,
             winner_seat=match.winner_seat,
             end_reason=match.end_reason,
-            applied=[schemas.AppliedOut.model_validate(a) for a in outcome.applied],
+            head_hash=match.head_hash,
+            applied=[present.applied(a, seat) for a in outcome.applied],
             legal_actions=[schemas.LegalActionOut(**a) for a in legal],
             observation=state.observation(seat) if body.include_view else None,
         )
@@ -195,22 +209,49 @@ def actions(
     since: Annotated[int, Query(ge=0, le=INT64_MAX)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> list[schemas.AppliedOut]:
-    """The match's actions from index `since` (players only until the match is over)."""
+    """The match's entries from index `since` as you may read them (players only until the match
+    is over; then anyone, with the real actions)."""
 
     def work(db: Session) -> list[schemas.AppliedOut]:
+        match, seats = matches.get_match(db, match_id)
         rows = matches.actions_of(db, match_id, caller, since=since, limit=limit)
-        return [schemas.AppliedOut.model_validate(a) for a in rows]
+        reader = next((s.seat for s in seats if s.address == caller and not s.is_bot), None)
+        over = match.status == MatchStatus.FINISHED
+        return [present.logged(row, reader, over) for row in rows]
 
     return run(ctx, work, write=False)
 
 
 @router.post("/{match_id}/resign", response_model=schemas.MatchOut)
-def resign(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
-    """Give up: an active match is lost (and signed); a match not yet started is cancelled."""
-    out = _act(ctx, match_id, caller, lambda db: matches.resign(db, ctx, match_id, caller))
+def resign(
+    match_id: MatchId, ctx: Ctx, caller: Caller, body: schemas.ResignIn | None = None
+) -> schemas.MatchOut:
+    """Give up: an active match is lost (your signed entry `["resign"]`, receipted in
+    `forfeit_entry`); a match not yet started is cancelled (no body needed)."""
+    salt, signature = (body.salt, body.signature) if body is not None else (None, None)
+    out = _act(
+        ctx,
+        match_id,
+        caller,
+        lambda db: matches.resign(db, ctx, match_id, caller, salt, signature),
+    )
     if out.status == MatchStatus.FINISHED:
         RESULTS.inc()
     return out
+
+
+@router.post("/{match_id}/acknowledge", response_model=schemas.MatchOut)
+def acknowledge(
+    match_id: MatchId, body: schemas.AcknowledgeIn, ctx: Ctx, caller: Caller
+) -> schemas.MatchOut:
+    """Acknowledge the end of a finished match: your session key's MatchEnd over `entries`
+    entries ending at `head_hash` (stored and carried in the bundle)."""
+    return _act(
+        ctx,
+        match_id,
+        caller,
+        lambda db: matches.acknowledge(db, ctx, match_id, caller, body.signature),
+    )
 
 
 @router.get("/{match_id}/result", response_model=schemas.ResultOut, dependencies=[ratelimit.PUBLIC])

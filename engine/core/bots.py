@@ -27,8 +27,18 @@ class Bot(Protocol):
         ...
 
 
+def considered_actions(state: GameState) -> list[Action]:
+    """The legal actions a bot chooses among: the game's `bot_preferences` drop stalling moves."""
+    actions = state.legal_actions()
+    prefer = get_game(state.game).bot_preferences
+    if prefer is None or len(actions) == 1:
+        return actions
+    return prefer(state, actions) or actions
+
+
 class RandomBot:
-    """Uniform over `legal_actions()`, using the engine's PRNG with its own seed."""
+    """Uniform over the legal actions the game's bot preferences keep, using the engine's PRNG
+    with its own seed."""
 
     __slots__ = ("prng",)
 
@@ -36,8 +46,8 @@ class RandomBot:
         self.prng = Prng(seed)
 
     def choose(self, state: GameState) -> Action:
-        """Pick uniformly among the legal actions."""
-        actions = state.legal_actions()
+        """Pick uniformly among the actions the game's bot preferences keep."""
+        actions = considered_actions(state)
         return actions[self.prng.below(len(actions))] if len(actions) > 1 else actions[0]
 
 
@@ -47,6 +57,7 @@ class GreedyBot:
     the opponent's hidden cards, deck orders and the PRNG dealt anew), never to the real
     state, and scored by `Game.heuristic` averaged over the samples.
 
+    It weighs only the actions the game's `bot_preferences` keep (`considered_actions`).
     A win scores +inf, a loss -inf; ties go to the first action in `legal_actions()` order.
     The samples come from the bot's own `Prng(seed)`, so a bot's decisions are deterministic
     for its seed and the states it is shown (see docs/engine.md, "Bots").
@@ -62,8 +73,8 @@ class GreedyBot:
         self.samples = samples
 
     def choose(self, state: GameState) -> Action:
-        """Pick the action whose resulting states the heuristic likes best, on average."""
-        actions = state.legal_actions()
+        """Pick the considered action whose resulting states the heuristic likes best on average."""
+        actions = considered_actions(state)
         if len(actions) == 1:
             return actions[0]
         me = state.current_player
@@ -72,7 +83,9 @@ class GreedyBot:
         worlds = [determinize(state, me, self.prng) for _ in range(self.samples)]
         best = actions[0]
         best_score = -_WIN * 2 * self.samples
-        for action, move in zip(actions, state.legal_moves(me), strict=True):
+        # the considered actions as `me` names them (`legal_moves` is this over every action)
+        moves = [state.project(a, me) for a in actions]
+        for action, move in zip(actions, moves, strict=True):
             score = 0.0
             for world in worlds:
                 # the move as its player names it: a sample deals the hidden instances anew

@@ -72,6 +72,8 @@ class Catalogue:
     cards: tuple[Mapping[str, Any], ...]
     by_id: Mapping[str, Mapping[str, Any]] = field(repr=False)
     hash: str
+    #: the whole file as parsed and validated (what `hash` covers)
+    data: Mapping[str, Any] = field(repr=False)
 
     def index_of(self) -> dict[str, int]:
         """Card id -> integer index in file order (the engine's card numbers)."""
@@ -81,6 +83,18 @@ class Catalogue:
 def catalogue_hash(data: Any) -> str:
     """SHA-256 (hex) of the canonical JSON of the catalogue data."""
     return hashlib.sha256(canonical_json(data)).hexdigest()
+
+
+def catalogue_hash_as_of(
+    data: Mapping[str, Any], version: str, without_card_fields: tuple[str, ...]
+) -> str:
+    """The hash of the catalogue as an earlier version of it was: `data` with its top-level
+    `version` set back to `version` and the card fields added since (`without_card_fields`)
+    left out. An older ruleset pins this hash, recomputed from today's data, never copied."""
+    cards = [
+        {k: v for k, v in card.items() if k not in without_card_fields} for card in data["cards"]
+    ]
+    return catalogue_hash({**data, "version": version, "cards": cards})
 
 
 def load_catalogue(package: str, resource: str, schema: CardSchema) -> Catalogue:
@@ -135,6 +149,7 @@ def validate_catalogue(data: Any, schema: CardSchema) -> Catalogue:
         cards=tuple(cards),
         by_id=by_id,
         hash=catalogue_hash(data),
+        data=data,
     )
 
 

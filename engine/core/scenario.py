@@ -4,6 +4,7 @@ Format "metaledger.scenario/1"::
 
     {"format": "metaledger.scenario/1", "game": "metax", "description": "...",
      "rules": ["metax.battle.hp-ko"],            # optional: the rule ids it covers
+     "ruleset": "metax/2018.06-1",               # optional: an older ruleset (default: newest)
      "position": {...},                          # game-specific, built by Game.from_position
      "actions": [
         ["attack", 1, 10],                       # applied; must be legal
@@ -93,6 +94,7 @@ def run_scenario(data: Any, name: str = "<scenario>") -> ScenarioResult:
         "game",
         "description",
         "rules",
+        "ruleset",
         "position",
         "actions",
         "expect",
@@ -109,8 +111,15 @@ def run_scenario(data: Any, name: str = "<scenario>") -> ScenarioResult:
     if not isinstance(actions, list):
         raise ScenarioError(f"{name}: 'actions' must be a list")
     game = get_game(game_name)
+    ruleset = data.get("ruleset")
+    if ruleset is not None and not isinstance(ruleset, str):
+        raise ScenarioError(f"{name}: 'ruleset' must be a ruleset version string")
     try:
-        state = game.from_position(position)
+        revision = game.ruleset(ruleset).revision
+    except EngineError as exc:
+        raise ScenarioError(f"{name}: {exc}") from None
+    try:
+        state = game.from_position(position, revision)
     except (KeyError, ValueError, TypeError) as exc:
         raise ScenarioError(f"{name}: bad position: {exc}") from None
     failures: list[str] = []

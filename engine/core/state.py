@@ -15,6 +15,8 @@ from engine.core.errors import IllegalAction, ReplayRejected
 
 #: `current_player` once the match is over.
 TERMINAL = -1
+#: `win` of a match the engine's safety cap ended (a draw: no rule of the game ended it)
+ENGINE_LIMIT = -2
 
 #: who reads a projection: player 0 or 1, or None for a spectator (who sees neither hand)
 Viewer = int | None
@@ -62,14 +64,17 @@ class GameState(ABC):
     class the game registers). See docs/engine.md, "Adding a game".
     """
 
-    __slots__ = ("over", "win")
+    __slots__ = ("over", "rev", "win")
 
     #: the game's registry name, e.g. "metax"
     game: ClassVar[str]
     #: whether the match has ended
     over: bool
-    #: the winning player once over; -1 while running (and on a draw)
+    #: the winning player once over; -1 while running (and on a draw), ENGINE_LIMIT for a
+    #: draw the engine's safety cap decided
     win: int
+    #: the revision of the ruleset the match follows (`Ruleset.revision`; 1 = the first)
+    rev: int
 
     @property
     @abstractmethod
@@ -85,6 +90,11 @@ class GameState(ABC):
     def winner(self) -> int | None:
         """The winning player (0 or 1) once over; None while running or on a draw."""
         return self.win if self.over and self.win >= 0 else None
+
+    @property
+    def ended_by_engine_limit(self) -> bool:
+        """Whether the match ended at the engine's safety cap (a draw) rather than by a rule."""
+        return self.over and self.win == ENGINE_LIMIT
 
     @abstractmethod
     def legal_actions(self) -> list[Action]:
@@ -121,6 +131,14 @@ class GameState(ABC):
         (and the state as that action found it), and takes the next action from `actions` only
         after applying the one before.
         """
+
+    def card_count(self) -> int | None:
+        """The number of cards in the match, which no action changes (None: not settled yet)."""
+        return None
+
+    def invariant_breaks(self) -> list[str]:
+        """What is inconsistent in this state (empty: nothing); each game checks its own zones."""
+        return []
 
     @abstractmethod
     def label(self, action: Action) -> str:

@@ -27,7 +27,7 @@ from typing import Any
 
 from engine.core.actions import Action
 from engine.core.errors import ReplayDiverged, TranscriptError
-from engine.core.game import Deck, get_game
+from engine.core.game import Deck, UnknownRuleset, get_game
 from engine.core.state import GameState, canonical_json
 from engine.core.version import ENGINE_VERSION
 
@@ -188,15 +188,17 @@ class Recorder:
         seed: int,
         options: Mapping[str, Any] | None = None,
         every: int = CHECKPOINT_EVERY,
+        ruleset: str | None = None,
     ) -> None:
         g = get_game(game)
-        opts = {**g.default_options, **(options or {})}
-        self.state: GameState = g.new_match(decks, seed, opts)
+        rs = g.ruleset(ruleset)
+        opts = {**rs.default_options, **(options or {})}
+        self.state: GameState = g.new_match(decks, seed, opts, rs.version)
         self.transcript = Transcript(
             game=g.name,
             engine_version=ENGINE_VERSION,
-            ruleset_version=g.ruleset_version,
-            catalogue_hash=g.catalogue_hash,
+            ruleset_version=rs.version,
+            catalogue_hash=rs.catalogue_hash,
             seed=seed,
             decks=[dict(decks[0]), dict(decks[1])],
             options=opts,
@@ -244,6 +246,17 @@ def outcome_of(
     return True, 1 - player, {"player": player, "reason": reason}
 
 
+#: `ReplayResult.end_reason` of a match the engine's safety cap ended (a draw)
+ENGINE_LIMIT_REASON = "engine-limit"
+
+
+def end_reason_of(state: GameState, forfeit: tuple[int, str] | None = None) -> str:
+    """How a match ended: "rules", "engine-limit" (the safety cap: a draw) or the forfeit's reason."""
+    if forfeit is not None:
+        return forfeit[1]
+    return ENGINE_LIMIT_REASON if state.ended_by_engine_limit else "rules"
+
+
 @dataclass
 class ReplayResult:
     """The outcome of a verified replay."""
@@ -253,33 +266,40 @@ class ReplayResult:
     winner: int | None
     over: bool
     actions: int
-    #: "rules", "resign" or "timeout"
+    #: "rules", "engine-limit" (the engine's safety cap ended it: a draw), "resign" or "timeout"
     end_reason: str = "rules"
 
 
 def replay(
     transcript: Transcript | Mapping[str, Any], *, check_versions: bool = True
 ) -> ReplayResult:
-    """Replay a transcript, validating every action and every checkpoint.
+    """Replay a transcript under its own ruleset, validating every action and every checkpoint.
 
-    Raises TranscriptError (malformed, or another game/ruleset/catalogue/engine version),
+    Raises TranscriptError (malformed, another game, a ruleset the engine no longer plays, a
+    catalogue hash other than that ruleset's, or an engine version that did not record it),
     ReplayRejected (an action the rules reject; names its index and rule) or ReplayDiverged
     (a checkpoint, the final hash or the winner differs; names the action count).
     """
     t = transcript if isinstance(transcript, Transcript) else Transcript.from_json(transcript)
     g = get_game(t.game)
+    try:
+        rs = g.ruleset(t.ruleset_version)
+    except UnknownRuleset as exc:
+        raise TranscriptError(f"transcript ruleset: {exc}") from None
     if check_versions:
-        if t.ruleset_version != g.ruleset_version:
+        if t.catalogue_hash != rs.catalogue_hash:
             raise TranscriptError(
-                f"transcript ruleset {t.ruleset_version!r} differs from the engine's {g.ruleset_version!r}"
+                f"transcript catalogue hash differs from the catalogue of ruleset {rs.version!r}"
             )
-        if t.catalogue_hash != g.catalogue_hash:
-            raise TranscriptError("transcript catalogue hash differs from the engine's catalogue")
-        if t.engine_version != ENGINE_VERSION:
+        if t.engine_version != ENGINE_VERSION and t.engine_version not in rs.engine_versions:
             raise TranscriptError(
-                f"transcript engine version {t.engine_version!r} differs from {ENGINE_VERSION!r}"
+                f"transcript engine version {t.engine_version!r} did not record ruleset "
+                f"{rs.version!r}; this engine ({ENGINE_VERSION}) replays it from "
+                f"{', '.join((*rs.engine_versions, ENGINE_VERSION))}"
             )
-    state = g.new_match((t.decks[0], t.decks[1]), t.seed, {**g.default_options, **t.options})
+    state = g.new_match(
+        (t.decks[0], t.decks[1]), t.seed, {**rs.default_options, **t.options}, rs.version
+    )
     every = t.checkpoint_every
     checkpoints = t.checkpoints
     actions = t.actions
@@ -307,5 +327,4 @@ def replay(
         raise ReplayDiverged(
             len(t.actions), f"over={t.over} winner={t.winner}", f"over={over} winner={winner}"
         )
-    reason = "rules" if forfeit is None else forfeit[1]
-    return ReplayResult(state, final, winner, over, len(t.actions), reason)
+    return ReplayResult(state, final, winner, over, len(t.actions), end_reason_of(state, forfeit))

@@ -1,3 +1,3 @@
 """The engine's version, recorded in every transcript (bump on any change of behaviour)."""
 
-ENGINE_VERSION = "1.1.0"
+ENGINE_VERSION = "1.2.0"

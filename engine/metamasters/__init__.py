@@ -1,20 +1,28 @@
 """MetaMasters TCG on the shared engine: registers the `metamasters` Game."""
 
-from engine.core.game import Game, register
+from engine.core.game import Ruleset, register_layout
+from engine.metamasters import determinize, heuristic, position, setup
 from engine.metamasters.cards import CATALOGUE
-from engine.metamasters.determinize import determinize
 from engine.metamasters.encoding import MetaMastersState
-from engine.metamasters.heuristic import heuristic
-from engine.metamasters.position import from_position, scenario_view
-from engine.metamasters.setup import (
-    DEFAULT_OPTIONS,
-    STARTER_DECKS,
-    check_deck,
-    new_match,
-    required_tokens,
-)
+from engine.metamasters.setup import DEFAULT_OPTIONS, STARTER_DECKS, STARTER_DECKS_REV1
 
-RULESET_VERSION = "metamasters-1.0"
+#: every ruleset the engine plays, oldest first (docs/rules-notes.md says what changed)
+RULESETS = (
+    # engine 1.1.0: responses only after an effect resolved and never chained, a once-per-turn
+    # limit on position changes, equal EGO trashed both Actors
+    Ruleset(
+        "metamasters-1.0",
+        1,
+        CATALOGUE.hash,
+        STARTER_DECKS_REV1,
+        DEFAULT_OPTIONS,
+        engine_versions=("1.1.0",),
+    ),
+    # the response chain, position changes and Main 2 as written, ties change nothing;
+    # balanced starter decks
+    Ruleset("metamasters-1.0-2", 2, CATALOGUE.hash, STARTER_DECKS, DEFAULT_OPTIONS),
+)
+RULESET_VERSION = RULESETS[-1].version
 
 _TOKENS = {"type": "integer", "minimum": 1, "maximum": 100}
 OPTION_SCHEMA = {
@@ -32,25 +40,13 @@ OPTION_SCHEMA = {
     "additionalProperties": False,
 }
 
-GAME = register(
-    Game(
-        name="metamasters",
-        title="MetaMasters TCG",
-        ruleset_version=RULESET_VERSION,
-        catalogue_hash=CATALOGUE.hash,
-        cards=CATALOGUE.cards,
-        check_deck=check_deck,
-        required_tokens=required_tokens,
-        new_match=new_match,
-        state_class=MetaMastersState,
-        from_position=from_position,
-        scenario_view=scenario_view,
-        heuristic=heuristic,
-        determinize=determinize,
-        starter_decks=STARTER_DECKS,
-        default_options=DEFAULT_OPTIONS,
-        option_schema=OPTION_SCHEMA,
-    )
+GAME = register_layout(
+    "MetaMasters TCG",
+    RULESETS,
+    CATALOGUE,
+    MetaMastersState,
+    (setup, position, heuristic, determinize),
+    OPTION_SCHEMA,
 )
 
-__all__ = ["GAME", "RULESET_VERSION", "MetaMastersState"]
+__all__ = ["GAME", "RULESETS", "RULESET_VERSION", "MetaMastersState"]

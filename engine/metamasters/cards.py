@@ -20,6 +20,8 @@ ACTOR_TYPES = ("delta", "omega", "sigma")
 SPECIAL_TYPES = ("normal", "continuous", "quick")
 TARGETS = ("opp_actor", "own_actor", "opp_special")
 CONDITIONS = ("trash_at_least", "actors_at_least", "tokens_at_most", "opp_actors_at_least")
+#: the effect operations that are continuous (read while the card is on the field)
+CONTINUOUS_OPS = frozenset({"link_stat", "aura"})
 _MARKS = {"delta": "∆", "omega": "Ω", "sigma": "∑", "normal": "", "continuous": "∞", "quick": "»"}
 
 K_TOKEN, K_ACTOR, K_LINK, K_SPECIAL = range(4)
@@ -85,6 +87,9 @@ class CardDef:
     link_int: int
     #: continuous aura while face-up: (stat 0=EGO 1=INT, amount, side 0=own 1=opponent)
     aura: tuple[int, int, int] | None
+    #: whether the effect does something when it resolves (a step that is not continuous):
+    #: under ruleset 2 such an activation goes on the response chain
+    resolves: bool
 
 
 def card_def(index: int, raw: Mapping[str, Any]) -> CardDef:
@@ -148,6 +153,7 @@ def card_def(index: int, raw: Mapping[str, Any]) -> CardDef:
         link_ego=link_ego,
         link_int=link_int,
         aura=aura,
+        resolves=any(step["op"] not in CONTINUOUS_OPS for step in steps),
     )
 
 

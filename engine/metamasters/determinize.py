@@ -8,26 +8,13 @@ from engine.core.sampling import dealt, picks
 from engine.core.state import GameState
 from engine.metamasters.cards import CARDS, K_ACTOR, K_SPECIAL, K_TOKEN
 from engine.metamasters.encoding import MetaMastersState
-from engine.metamasters.state import ATTACK, Z_ACTOR, Z_DECK, Z_HAND, Z_SPECIAL
+from engine.metamasters.state import FIELD_FACTS, S_RESOLVE, Z_ACTOR, Z_DECK, Z_HAND, Z_SPECIAL
 
 #: what an unseen card of the opponent is drawn from (its deck list is private): any card of
 #: the catalogue but a Token in a hand or a deck, an Actor or a Special face-down in its zone
 _IN_HAND_OR_DECK = tuple(c.index for c in CARDS if c.kind != K_TOKEN)
 _ACTORS = tuple(c.index for c in CARDS if c.kind == K_ACTOR)
 _SPECIALS = tuple(c.index for c in CARDS if c.kind == K_SPECIAL)
-#: the facts of a card on the field, and their values off the field (`MetaMastersBoard._reset`)
-_FACTS = {
-    "faceup": 0,
-    "pos": ATTACK,
-    "set_at": -1,
-    "ego_mod": 0,
-    "int_mod": 0,
-    "attacked": 0,
-    "bonus_atk": 0,
-    "pos_changed": 0,
-    "pos_revert": 0,
-    "host": -1,
-}
 
 
 def determinize(state: GameState, viewer: int, prng: Prng) -> MetaMastersState:
@@ -54,7 +41,7 @@ def determinize(state: GameState, viewer: int, prng: Prng) -> MetaMastersState:
     ]
     face_down = [row[k] for row, k, _, _ in places]
     # a face-down card's facts stay with its place; a card in a hand or a deck has none
-    facts = [(getattr(s, name), default) for name, default in _FACTS.items()]
+    facts = [(getattr(s, name), default) for name, default in FIELD_FACTS.items()]
     kept = [[values[i] for values, _ in facts] for i in face_down]
     for i in face_down:
         for values, default in facts:
@@ -77,6 +64,15 @@ def determinize(state: GameState, viewer: int, prng: Prng) -> MetaMastersState:
     host = s.host
     for link in s.links[opp]:
         host[link] = moved.get(host[link], host[link])
+    # what names a face-down card follows it to its new instance: an attack and the response
+    # chain (ruleset 2) may target one
+    s.atk_a, s.atk_t = moved.get(s.atk_a, s.atk_a), moved.get(s.atk_t, s.atk_t)
+    s.prompts = [
+        (kind, q, s.chain_link(*(moved.get(i, i) for i in s.link_parts(arg))))
+        if kind == S_RESOLVE
+        else (kind, q, arg)
+        for kind, q, arg in s.prompts
+    ]
     s.cid = tuple(cid)
     s.prng = Prng(prng.next_u64())
     return s

@@ -14,8 +14,10 @@ from engine.metamasters.moves import MetaMastersRules
 from engine.metamasters.state import (
     ACTOR_ZONES,
     ATTACK,
+    FIELD_FACTS,
     PHASE_NAMES,
     PROMPT_NAMES,
+    S_RESOLVE,
     SPECIAL_ZONES,
     Z_ACTOR,
     Z_EXILE,
@@ -45,18 +47,6 @@ _CARD_ARGS: dict[str, tuple[int, ...]] = {
 _PILES = {Z_TRASH: "trash", Z_EXILE: "exile", Z_TOKEN: "token"}
 _PILE_LISTS = {"trash": "trash", "exile": "exile", "token": "tokens"}
 
-_PER_IID_FIELD = (
-    "faceup",
-    "pos",
-    "set_at",
-    "ego_mod",
-    "int_mod",
-    "attacked",
-    "bonus_atk",
-    "pos_changed",
-    "pos_revert",
-    "host",
-)
 _PER_PLAYER = ("hand", "deck", "actors", "specials", "links", "trash", "exile", "tokens")
 _SCALARS = (
     "turn",
@@ -105,39 +95,35 @@ class MetaMastersState(MetaMastersRules):
 
     __slots__ = ()
 
+    def _field_rows(self) -> list[tuple[int, ...]]:
+        """Each card on the field (Actors, Specials, Links), by iid: the iid, then its values
+        of FIELD_FACTS in that order."""
+        a0, a1 = self.actors
+        s0, s1 = self.specials
+        on_field = [i for i in (*a0, *a1, *s0, *s1) if i >= 0]
+        on_field += self.links[0]
+        on_field += self.links[1]
+        on_field.sort()
+        f, po, sa, em, im, at, ba, pc, pv, ho = (getattr(self, name) for name in FIELD_FACTS)
+        return [
+            (i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pv[i], ho[i])
+            for i in on_field
+        ]
+
     def to_json(self) -> dict[str, Any]:
         """The whole state as JSON-able data.
 
         Per-instance facts are written only for cards on the field: every card that leaves the
         field is reset to the defaults, and `zone` is implied by the zone lists.
         """
-        on_field = [
-            i
-            for i in (*self.actors[0], *self.actors[1], *self.specials[0], *self.specials[1])
-            if i >= 0
-        ]
-        on_field += self.links[0]
-        on_field += self.links[1]
-        on_field.sort()
-        f, po, sa, em, im = self.faceup, self.pos, self.set_at, self.ego_mod, self.int_mod
-        at, ba, pc, pr, ho = (
-            self.attacked,
-            self.bonus_atk,
-            self.pos_changed,
-            self.pos_revert,
-            self.host,
-        )
-        return {
+        data = {
             "game": "metamasters",
             "cards": _card_ids(self.cid),
             "player1_from": self.owner.index(1) if 1 in self.owner else len(self.owner),
             "prng": self.prng.get_state(),
             "prompts": [list(p) for p in self.prompts],
-            # per instance on the field: iid, then the values named by _PER_IID_FIELD
-            "field": [
-                [i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pr[i], ho[i]]
-                for i in on_field
-            ],
+            # per instance on the field: iid, then the values named by FIELD_FACTS
+            "field": [list(row) for row in self._field_rows()],
             # per player: the zone lists named by _PER_PLAYER, in that order
             "zones": [[getattr(self, name)[q][:] for name in _PER_PLAYER] for q in (0, 1)],
             # the values named by _SCALARS, in that order
@@ -156,6 +142,9 @@ class MetaMastersState(MetaMastersRules):
                 int(self.over),
             ],
         }
+        if self.rev != 1:  # ruleset 1 states encode as they did
+            data["rev"] = [self.rev, self.played_main1]
+        return data
 
     def hash_bytes(self) -> bytes:
         """The compact encoding `state_hash` digests (the same information as `to_json`).
@@ -163,16 +152,14 @@ class MetaMastersState(MetaMastersRules):
         Layout, all int64s but the PRNG words: the number of instances, the catalogue index of
         each, the owner of each; the PRNG words; the 12 values of `_SCALARS` in that order; the
         number of prompts, each as its three ints; the number of cards on the field, each as
-        its iid then the 10 values of `_PER_IID_FIELD`; then per player (0, then 1) the lists
-        of `_PER_PLAYER`, each as its length then its ids.
+        its iid then the 10 values of `FIELD_FACTS`; then per player (0, then 1) the lists
+        of `_PER_PLAYER`, each as its length then its ids; last, when the ruleset revision is
+        not 1, the revision and `played_main1`.
         """
         a0, a1 = self.actors
         s0, s1 = self.specials
         l0, l1 = self.links
-        on_field = [i for i in (*a0, *a1, *s0, *s1) if i >= 0]
-        on_field += l0
-        on_field += l1
-        on_field.sort()
+        rows = self._field_rows()
         prompts = self.prompts
         flat = [
             self.turn, self.active, self.phase, self.first, self.plays_used, self.extra_plays,
@@ -181,17 +168,9 @@ class MetaMastersState(MetaMastersRules):
         ]  # fmt: skip
         for pr in prompts:
             flat += pr
-        flat.append(len(on_field))
-        f, po, sa, em, im = self.faceup, self.pos, self.set_at, self.ego_mod, self.int_mod
-        at, ba, pc, pv, ho = (
-            self.attacked,
-            self.bonus_atk,
-            self.pos_changed,
-            self.pos_revert,
-            self.host,
-        )
-        for i in on_field:
-            flat += (i, f[i], po[i], sa[i], em[i], im[i], at[i], ba[i], pc[i], pv[i], ho[i])
+        flat.append(len(rows))
+        for row in rows:
+            flat += row
         h0, h1 = self.hand
         d0, d1 = self.deck
         t0, t1 = self.trash
@@ -203,6 +182,8 @@ class MetaMastersState(MetaMastersRules):
             len(h1), *h1, len(d1), *d1, len(a1), *a1, len(s1), *s1, len(l1), *l1,
             len(t1), *t1, len(e1), *e1, len(k1), *k1,
         )  # fmt: skip
+        if self.rev != 1:
+            flat += (self.rev, self.played_main1)
         return (
             _static_bytes(self.cid, self.owner) + pack_prng(self.prng.get_state()) + pack_ints(flat)
         )
@@ -215,7 +196,9 @@ class MetaMastersState(MetaMastersRules):
         cid = tuple(BY_ID[c].index for c in data["cards"].split(","))
         n = len(cid)
         split = int(data["player1_from"])
-        s = cls(cid, (0,) * split + (1,) * (n - split), Prng.from_state(data["prng"]))
+        rev, played_main1 = data.get("rev", (1, 0))
+        s = cls(cid, (0,) * split + (1,) * (n - split), Prng.from_state(data["prng"]), int(rev))
+        s.played_main1 = int(played_main1)
         for name, zones0, zones1 in zip(_PER_PLAYER, *data["zones"], strict=True):
             setattr(s, name, [[int(v) for v in zones0], [int(v) for v in zones1]])
         for code, name in ZONE_LISTS:
@@ -225,7 +208,7 @@ class MetaMastersState(MetaMastersRules):
                         s.zone[i] = code
         for entry in data["field"]:
             i = int(entry[0])
-            for name, value in zip(_PER_IID_FIELD, entry[1:], strict=True):
+            for name, value in zip(FIELD_FACTS, entry[1:], strict=True):
                 getattr(s, name)[i] = int(value)
         for name, value in zip(_SCALARS, data["scalars"], strict=True):
             setattr(s, name, bool(value) if name == "over" else int(value))
@@ -470,6 +453,19 @@ class MetaMastersState(MetaMastersRules):
                 "attacker": ref(self.atk_a, viewer),
                 "target": ref(self.atk_t, viewer) if self.atk_t >= 0 else None,
             },
+            # the response chain (ruleset 2), first link first: each source is face-up; a
+            # target is named by the viewer's id for it
+            "chain": [
+                {
+                    "source": ref(src, viewer),
+                    "card": CARDS[cid[src]].id,
+                    "controller": q,
+                    "target": ref(t, viewer) if t >= 0 else None,
+                }
+                for src, t, q in (
+                    (*self.link_parts(pr[2]), pr[1]) for pr in self.prompts if pr[0] == S_RESOLVE
+                )
+            ],
             "over": self.over,
             "winner": self.winner,
             "players": sides,

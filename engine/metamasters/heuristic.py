@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine.core.actions import Action
 from engine.core.state import GameState
 from engine.metamasters.cards import CARDS, K_ACTOR
 from engine.metamasters.state import MetaMastersBoard
@@ -37,3 +38,14 @@ def heuristic(state: GameState, player: int) -> float:
             20.0 * len(s.tokens[q]) + board + 0.4 * len(s.hand[q]) + 0.05 * len(s.deck[q])
         )
     return score
+
+
+def bot_preferences(state: GameState, actions: list[Action]) -> list[Action]:
+    """The actions a bot considers: no second change of one Actor's battle position in a turn.
+
+    The rulebook sets no limit on position changes, so a bot switching an Actor back and forth
+    could keep a Main phase going for ever; whether an Actor changed position is public.
+    """
+    assert isinstance(state, MetaMastersBoard)
+    changed = state.pos_changed
+    return [a for a in actions if a.kind != "position" or not changed[a.args[0]]]

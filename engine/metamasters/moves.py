@@ -32,6 +32,8 @@ from engine.metamasters.state import (
     P_TARGET,
     PROMPT_NAMES,
     S_DAMAGE,
+    W_CHAIN_FIRST,
+    W_OPEN,
     Z_ACTOR,
     Z_HAND,
     Z_LINK,
@@ -66,6 +68,12 @@ _ARITY = {
 }
 
 Err = tuple[str, str] | None
+
+_MAIN2_BLOCKED: Err = (
+    "metamasters.main2.played_in_main1",
+    "you played an Actor or a Link from your hand in Main 1, so Main 2 allows neither "
+    "(only the extra plays a card effect gives)",
+)
 
 
 class MetaMastersRules(MetaMastersBoard):
@@ -145,6 +153,8 @@ class MetaMastersRules(MetaMastersBoard):
                 "a Special card is activated or set, not played",
             )
         if self.plays_used >= 1 + self.extra_plays:
+            if self.played_main1 and self.phase == MAIN2:
+                return _MAIN2_BLOCKED
             return (
                 "metamasters.actor.one_per_turn",
                 "you already played an Actor from your hand this turn",
@@ -207,6 +217,8 @@ class MetaMastersRules(MetaMastersBoard):
         if CARDS[self.cid[iid]].kind != K_LINK:
             return ("metamasters.link.not_link", "only Link cards attach to Actors")
         if self.links_used >= 1:
+            if self.played_main1 and self.phase == MAIN2:
+                return _MAIN2_BLOCKED
             return (
                 "metamasters.link.one_per_turn",
                 "you already played a Link from your hand this turn",
@@ -281,6 +293,12 @@ class MetaMastersRules(MetaMastersBoard):
                 "metamasters.position.first_turn",
                 "battle positions cannot change on the first turn of the match",
             )
+        if self.rev >= 2 and self.faceup[iid] and self.set_at[iid] // 8 == 1:
+            return (
+                "metamasters.position.played_first_turn",
+                "Actors played during the first turn of the match cannot change their battle "
+                "position during any main phase",
+            )
         if flip:
             if self.faceup[iid]:
                 return ("metamasters.position.face_up", "that Actor is already face-up")
@@ -299,7 +317,9 @@ class MetaMastersRules(MetaMastersBoard):
                 "metamasters.position.attacked",
                 "in Main 2 only Actors that did not attack change position",
             )
-        if self.pos_changed[iid] or self.pos_revert[iid]:
+        # ruleset 2 sets no limit: the rulebook has none (an Actor whose attack a higher INT
+        # negated has attacked, so Main 2 already keeps its changed position)
+        if self.rev == 1 and (self.pos_changed[iid] or self.pos_revert[iid]):
             return (
                 "metamasters.position.once_per_turn",
                 "that Actor's battle position already changed this turn",
@@ -341,7 +361,11 @@ class MetaMastersRules(MetaMastersBoard):
             if len(raw) == 1 and not self.over:
                 # the most frequent actions: end a phase, close a response window
                 top = self.prompts[-1][0]
-                if top == P_RESPONSE if kind == "pass" else (kind == "next" and top <= P_BATTLE):
+                if kind == "pass" and top == P_RESPONSE:
+                    self.close_window()
+                    self.settle()
+                    continue
+                if kind == "next" and top <= P_BATTLE:
                     self.prompts.pop()
                     self.settle()
                     continue
@@ -355,13 +379,17 @@ class MetaMastersRules(MetaMastersBoard):
     def _do(self, kind: str, args: Sequence[int]) -> None:
         """Apply an action `_check` found legal."""
         if not args:  # next, pass
-            self.prompts.pop()
+            if kind == "pass":
+                self.close_window()
+            else:
+                self.prompts.pop()
             return
         pk, p, parg = self.prompts[-1]
         o = 1 - p
+        rev = self.rev
         if kind == "target":
             self.prompts.pop()
-            self._resolve(parg, p, args[0])
+            self.activate(parg, p, args[0])
             return
         active_turn = pk in (P_MAIN, P_BATTLE)
         iid = args[0]
@@ -371,14 +399,23 @@ class MetaMastersRules(MetaMastersBoard):
             self.atk_t = args[1] if kind == "attack" else -1
             self.atk_neg = 0
             self.prompts.append((S_DAMAGE, p, 0))
-            self._window(o)
+            if rev == 1:
+                self._window(o)
             t = self.atk_t
             if t >= 0 and not self.faceup[t]:
                 self.faceup[t] = 1
+                if rev >= 2:
+                    self.set_at[t] = -1
                 self.start_effect(t, o)
+            if rev >= 2 and self.prompts and self.prompts[-1][0] == S_DAMAGE:
+                # nothing was activated on top of the attack: the chain window answers it
+                self._window(o, W_CHAIN_FIRST)
             return
         if active_turn:
             self._window(o)
+        elif rev >= 2 and parg != W_OPEN:
+            # a response in a chain window: the new link gets a chain window of its own
+            self.prompts.pop()
         if kind == "play" or (kind == "set" and CARDS[self.cid[iid]].kind == K_ACTOR):
             self.hand[p].remove(iid)
             if len(args) == 2:
@@ -390,6 +427,8 @@ class MetaMastersRules(MetaMastersBoard):
             if kind == "play":
                 self.faceup[iid] = 1
                 self.pos[iid] = ATTACK
+                if rev >= 2:
+                    self.set_at[iid] = self._now()
                 self.start_effect(iid, p)
             else:
                 self.faceup[iid] = 0
@@ -422,6 +461,8 @@ class MetaMastersRules(MetaMastersBoard):
             self.faceup[iid] = 1
             self.pos[iid] = ATTACK
             self.pos_changed[iid] = 1
+            if rev >= 2:
+                self.set_at[iid] = -1
             self.start_effect(iid, p)
         elif kind == "position":
             self.pos[iid] ^= 1

@@ -9,12 +9,14 @@ from engine.core.prng import Prng
 from engine.core.state import GameState
 from engine.metamasters.cards import BY_ID, CARDS, K_ACTOR, K_LINK, K_SPECIAL, K_TOKEN
 from engine.metamasters.encoding import MetaMastersState
+from engine.metamasters.setup import REVISION
 from engine.metamasters.state import (
     ACTOR_ZONES,
     ATTACK,
     DEFENSE,
     PHASE_NAMES,
     PROMPT_NAMES,
+    S_RESOLVE,
     SPECIAL_ZONES,
     Z_ACTOR,
     Z_DECK,
@@ -31,8 +33,8 @@ def _entry(raw: Any) -> dict[str, Any]:
     return {"card": raw} if isinstance(raw, str) else dict(raw)
 
 
-def from_position(position: Mapping[str, Any]) -> MetaMastersState:
-    """Build a state from a scenario position (see docs/metamasters.md).
+def from_position(position: Mapping[str, Any], revision: int = REVISION) -> MetaMastersState:
+    """Build a state from a scenario position (see docs/metamasters.md) under ruleset `revision`.
 
     Instance ids are given in listing order: player 0's hand, actors (each followed by its
     links), specials, tokens, trash, exile, deck (top first); then player 1's, the same way.
@@ -93,7 +95,7 @@ def from_position(position: Mapping[str, Any]) -> MetaMastersState:
         ):
             lay[key] = [add(q, c, zone) for c in side.get(key, [])]
         layout.append(lay)
-    s = MetaMastersState(tuple(cid), tuple(owner), Prng(int(position.get("seed", 0))))
+    s = MetaMastersState(tuple(cid), tuple(owner), Prng(int(position.get("seed", 0))), revision)
     for iid, zone, e in placed:
         s.zone[iid] = zone
         kind = CARDS[cid[iid]].kind
@@ -117,6 +119,8 @@ def from_position(position: Mapping[str, Any]) -> MetaMastersState:
             set_turn = int(e.get("set_turn", turn - 1))
             set_phase = PHASE_NAMES.index(e.get("set_phase", "main1"))
             s.set_at[iid] = set_turn * 8 + set_phase
+            if revision >= 2 and face_up and zone == Z_ACTOR and "set_turn" not in e:
+                s.set_at[iid] = -1  # a face-up Actor: played when `set_turn` says, else unknown
             s.attacked[iid] = int(e.get("attacked", 0))
             s.pos_changed[iid] = int(bool(e.get("position_changed", False)))
             s.ego_mod[iid] = int(e.get("ego_mod", 0))
@@ -195,5 +199,10 @@ def scenario_view(state: GameState) -> dict[str, Any]:
         "over": s.over,
         "winner": s.winner,
         "plays_used": s.plays_used,
+        # the response chain (ruleset 2), first link first: each activated card and its target
+        "chain": [
+            {"card": s.card(src), "target": None if t < 0 else s.card(t)}
+            for src, t in (s.link_parts(p[2]) for p in s.prompts if p[0] == S_RESOLVE)
+        ],
         "players": players,
     }

@@ -129,7 +129,32 @@ STARTER_MEMES: dict[str, int] = {
     "MM-S02": 2, "MM-S04": 2, "MM-S05": 2, "MM-S06": 1, "MM-S11": 1, "MM-S12": 2,
     "MM-S22": 2, "MM-S24": 1, "MM-S25": 2,
 }  # fmt: skip
-STARTER_DECKS: tuple[Deck, Deck] = (STARTER_BULLS, STARTER_MEMES)
+#: the starter decks of ruleset 1 (the Bulls won 89 % of random matches, whichever seat)
+STARTER_DECKS_REV1: tuple[Deck, Deck] = (STARTER_BULLS, STARTER_MEMES)
+#: ruleset 2's Bulls: the Bulls of ruleset 1 with cards traded with the Memes (and a few
+#: replaced) until the two decks won 45-55 % against each other (docs/benchmarks.md)
+STARTER_BULLS_2: dict[str, int] = {
+    "MM-T01": 2, "MM-T02": 1,
+    "MM-A01": 3, "MM-A03": 2, "MM-A04": 1, "MM-A05": 1, "MM-A06": 1, "MM-A07": 3, "MM-A11": 1,
+    "MM-A12": 2, "MM-A13": 2, "MM-A20": 2, "MM-A22": 1, "MM-A30": 1, "MM-A31": 2, "MM-A32": 1,
+    "MM-L01": 1, "MM-L03": 1, "MM-L04": 2, "MM-L05": 3,
+    "MM-S01": 2, "MM-S03": 2, "MM-S04": 1, "MM-S05": 1, "MM-S10": 1, "MM-S20": 2, "MM-S22": 1,
+    "MM-S23": 1,
+}  # fmt: skip
+#: ruleset 2's Memes (see STARTER_BULLS_2)
+STARTER_MEMES_2: dict[str, int] = {
+    "MM-T03": 2, "MM-T04": 1,
+    "MM-A02": 3, "MM-A03": 1, "MM-A04": 3, "MM-A05": 1, "MM-A06": 2, "MM-A08": 2, "MM-A09": 2,
+    "MM-A10": 3, "MM-A11": 2, "MM-A20": 1, "MM-A21": 2, "MM-A22": 1, "MM-A23": 1, "MM-A24": 2,
+    "MM-A33": 1,
+    "MM-L01": 2, "MM-L02": 3, "MM-L03": 1, "MM-L06": 1,
+    "MM-S02": 2, "MM-S04": 1, "MM-S06": 1, "MM-S11": 1, "MM-S12": 2, "MM-S21": 1, "MM-S22": 1,
+    "MM-S23": 1, "MM-S25": 1,
+}  # fmt: skip
+#: the starter decks of ruleset 2, balanced (docs/benchmarks.md, "Starter deck balance")
+STARTER_DECKS: tuple[Deck, Deck] = (STARTER_BULLS_2, STARTER_MEMES_2)
+#: the ruleset revision new matches use (engine/metamasters/__init__.py lists the rulesets)
+REVISION = 2
 
 
 HAND_SIZE = 5
@@ -147,8 +172,11 @@ def _expand(deck: Deck, tokens: bool) -> list[int]:
 _LAST_LEGAL: LastLegalDecks[bool] = LastLegalDecks()
 
 
-def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -> MetaMastersState:
-    """Check both decks, decide the first player, shuffle, draw 5 each, start turn 1."""
+def new_match(
+    decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any], revision: int = REVISION
+) -> MetaMastersState:
+    """Check both decks, decide the first player, shuffle, draw 5 each, start turn 1 (under
+    ruleset `revision`)."""
     first = options.get("first")
     if _LAST_LEGAL.get(decks, options) is None:
         violations: list[Violation] = []
@@ -179,7 +207,7 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
         cid.extend(_expand(decks[seat], True))
         owner.extend([seat] * (len(cid) - start))
         spans.append((start, start + len(main), len(cid)))
-    s = MetaMastersState(tuple(cid), tuple(owner), prng)
+    s = MetaMastersState(tuple(cid), tuple(owner), prng, revision)
     for seat, (start, mid, end) in enumerate(spans):
         s.deck[seat] = list(range(start, mid))
         s.tokens[seat] = list(range(mid, end))

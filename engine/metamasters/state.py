@@ -28,7 +28,9 @@ PHASE_NAMES = ("draw", "standby", "main1", "battle", "main2", "end")
 
 # Prompt kinds: decisions (a player must act) and automatic steps.
 P_MAIN, P_BATTLE, P_RESPONSE, P_TARGET = range(4)
-S_DAMAGE, S_ENDTURN = 10, 11
+#: S_DAMAGE: a declared attack's damage calculation; S_RESOLVE (ruleset 2): a link of the
+#: response chain, arg = `chain_link(source, target)`
+S_DAMAGE, S_ENDTURN, S_RESOLVE = 10, 11, 12
 PROMPT_NAMES = {
     P_MAIN: "main",
     P_BATTLE: "battle",
@@ -36,7 +38,13 @@ PROMPT_NAMES = {
     P_TARGET: "target",
     S_DAMAGE: "damage",
     S_ENDTURN: "end_turn",
+    S_RESOLVE: "resolve",
 }
+#: the arg of a response window: W_OPEN (the only kind in ruleset 1) stays open until its
+#: player passes; a chain window (ruleset 2) answers the link on top of the chain, first for
+#: the opponent of that link's controller (W_CHAIN_FIRST), then, if they pass, for the
+#: controller (W_CHAIN_SECOND); when both pass the chain resolves, last link first
+W_OPEN, W_CHAIN_FIRST, W_CHAIN_SECOND = 0, 1, 2
 
 #: each zone, and the per-player list of the state that holds its cards
 ZONE_LISTS = (
@@ -53,6 +61,20 @@ ZONE_LISTS = (
 ATTACK, DEFENSE = 0, 1
 ACTOR_ZONES = 3
 SPECIAL_ZONES = 3
+#: the per-instance facts of a card on the field, and their values off the field (`_reset`);
+#: encoding.py lays them out in this order
+FIELD_FACTS = {
+    "faceup": 0,
+    "pos": ATTACK,
+    "set_at": -1,
+    "ego_mod": 0,
+    "int_mod": 0,
+    "attacked": 0,
+    "bonus_atk": 0,
+    "pos_changed": 0,
+    "pos_revert": 0,
+    "host": -1,
+}
 
 
 class MetaMastersBoard(GameState):
@@ -82,6 +104,7 @@ class MetaMastersBoard(GameState):
         "links_used",
         "owner",
         "phase",
+        "played_main1",
         "plays_used",
         "pos",
         "pos_changed",
@@ -96,8 +119,11 @@ class MetaMastersBoard(GameState):
         "zone",
     )
 
-    def __init__(self, cid: tuple[int, ...], owner: tuple[int, ...], prng: Prng) -> None:
+    def __init__(
+        self, cid: tuple[int, ...], owner: tuple[int, ...], prng: Prng, rev: int = 1
+    ) -> None:
         n = len(cid)
+        self.rev = rev
         #: catalogue index of each instance (shared between clones: never mutated)
         self.cid = cid
         #: owning player of each instance (shared between clones: never mutated)
@@ -106,7 +132,8 @@ class MetaMastersBoard(GameState):
         self.zone = [Z_DECK] * n
         self.faceup = [0] * n
         self.pos = [ATTACK] * n
-        #: turn * 8 + phase when the card was last placed on the field (face-down)
+        #: turn * 8 + phase when the card was last placed on the field face-down; under ruleset 2
+        #: also when an Actor was played face-up (-1 once a set Actor is flipped face-up)
         self.set_at = [-1] * n
         self.ego_mod = [0] * n
         self.int_mod = [0] * n
@@ -132,6 +159,9 @@ class MetaMastersBoard(GameState):
         self.plays_used = 0
         self.extra_plays = 0
         self.links_used = 0
+        #: ruleset 2: whether the active player played an Actor or a Link from hand in Main 1
+        #: (set when Main 2 begins)
+        self.played_main1 = 0
         self.atk_a = -1
         self.atk_t = -1
         self.atk_neg = 0
@@ -151,6 +181,7 @@ class MetaMastersBoard(GameState):
     def clone(self) -> Self:
         """An independent copy by list copies."""
         c = object.__new__(type(self))
+        c.rev = self.rev
         c.cid = self.cid
         c.owner = self.owner
         c.prng = self.prng.clone()
@@ -180,6 +211,7 @@ class MetaMastersBoard(GameState):
         c.plays_used = self.plays_used
         c.extra_plays = self.extra_plays
         c.links_used = self.links_used
+        c.played_main1 = self.played_main1
         c.atk_a = self.atk_a
         c.atk_t = self.atk_t
         c.atk_neg = self.atk_neg
@@ -187,6 +219,42 @@ class MetaMastersBoard(GameState):
         c.over = self.over
         c.prompts = self.prompts[:]
         return c
+
+    def card_count(self) -> int:
+        """The cards in every zone (conserved: none enters or leaves a match)."""
+        n = 0
+        for q in (0, 1):
+            for _, name in ZONE_LISTS:
+                n += sum(1 for i in getattr(self, name)[q] if i >= 0)
+        return n
+
+    def invariant_breaks(self) -> list[str]:
+        """Every card in exactly one zone of its owner, matching `zone`; three Actor and three
+        Special zones; Links on their owner's Actors; only Tokens as Tokens; a decision on top of
+        the prompt stack while the match runs."""
+        out: list[str] = []
+        seen = [0] * len(self.cid)
+        for q in (0, 1):
+            if len(self.actors[q]) != ACTOR_ZONES or len(self.specials[q]) != SPECIAL_ZONES:
+                out.append(f"player {q} does not have three Actor and three Special zones")
+            for code, name in ZONE_LISTS:
+                for i in getattr(self, name)[q]:
+                    if i < 0:
+                        continue
+                    seen[i] += 1
+                    if self.zone[i] != code or self.owner[i] != q:
+                        out.append(f"card {i} listed in {name} of player {q} is not there")
+            for link in self.links[q]:
+                host = self.host[link]
+                if host < 0 or self.zone[host] != Z_ACTOR or self.owner[host] != q:
+                    out.append(f"Link {link} is not on an Actor of its owner")
+            if any(CARDS[self.cid[i]].kind != K_TOKEN for i in self.tokens[q]):
+                out.append(f"player {q} holds a card that is not a Token as a Token")
+        if seen != [1] * len(self.cid):
+            out.append("a card is in no zone or in two")
+        if not self.over and (not self.prompts or self.prompts[-1][0] > P_TARGET):
+            out.append(f"no decision on top of the prompt stack: {self.prompts[-1:]}")
+        return out
 
     # ------------------------------------------------------------------ card facts
 
@@ -422,10 +490,26 @@ class MetaMastersBoard(GameState):
                 return True
         return False
 
-    def _window(self, p: int) -> None:
+    def _window(self, p: int, stage: int = W_OPEN) -> None:
         # pushed only when usable now; settle() checks again when it reaches the top of the stack
         if self.can_respond(p):
-            self.prompts.append((P_RESPONSE, p, 0))
+            self.prompts.append((P_RESPONSE, p, stage))
+
+    def close_window(self) -> None:
+        """The player of the response window on top passes: a chain window moves on to the
+        other player (W_CHAIN_SECOND); after the second pass the chain below resolves."""
+        _, p, stage = self.prompts.pop()
+        if stage == W_CHAIN_FIRST:
+            self._window(1 - p, W_CHAIN_SECOND)
+
+    def chain_link(self, source: int, target: int) -> int:
+        """The arg of an S_RESOLVE prompt: the activated card and its target (-1: none)."""
+        return (target + 1) * len(self.cid) + source
+
+    def link_parts(self, arg: int) -> tuple[int, int]:
+        """(source, target) of an S_RESOLVE prompt's arg."""
+        t, source = divmod(arg, len(self.cid))
+        return source, t - 1
 
     def settle(self) -> None:
         """Run automatic steps and phase changes until a player must decide or the match ends."""
@@ -440,10 +524,13 @@ class MetaMastersBoard(GameState):
             if kind == P_RESPONSE:
                 if self.can_respond(player):
                     return
-                prompts.pop()
+                self.close_window()
             elif kind == S_DAMAGE:
                 prompts.pop()
                 self._damage()
+            elif kind == S_RESOLVE:
+                source, target = self.link_parts(prompts.pop()[2])
+                self._resolve(source, player, target)
             else:
                 prompts.pop()
                 self._end_turn()
@@ -464,6 +551,12 @@ class MetaMastersBoard(GameState):
             self._window(o)
             self._window(a)
         elif phase in (MAIN1, MAIN2):
+            if phase == MAIN2 and self.rev >= 2 and self.plays_used + self.links_used:
+                # "You can play Actor or Link cards from your hand only if you did not use
+                # your last Main phase to play any": both plays of the turn are used up
+                self.played_main1 = 1
+                self.plays_used = max(self.plays_used, 1)
+                self.links_used = 1
             push((P_MAIN, a, 0))
             self._window(o)
         elif phase == BATTLE:
@@ -505,19 +598,30 @@ class MetaMastersBoard(GameState):
         self.plays_used = 0
         self.extra_plays = 0
         self.links_used = 0
+        self.played_main1 = 0
         self.enter_phase(DRAW)
 
     def start_effect(self, src: int, controller: int) -> None:
-        """A card's effect activates: ask for its target if there is a choice, else resolve."""
+        """A card's effect activates: ask for its target if there is a choice, then `activate`."""
         c = CARDS[self.cid[src]]
         if c.target is not None:
             cands = self.targets(c.target, controller)
             if len(cands) > 1:
                 self.prompts.append((P_TARGET, controller, src))
                 return
-            self._resolve(src, controller, cands[0] if cands else -1)
+            self.activate(src, controller, cands[0] if cands else -1)
         else:
-            self._resolve(src, controller, -1)
+            self.activate(src, controller, -1)
+
+    def activate(self, src: int, controller: int, target: int) -> None:
+        """An effect with its target chosen: ruleset 1 resolves it now; ruleset 2 puts an effect
+        that does something on resolution on the response chain (an S_RESOLVE link) and opens
+        a chain window, the opponent first (a continuous effect applies at once)."""
+        if self.rev == 1 or not CARDS[self.cid[src]].resolves:
+            self._resolve(src, controller, target)
+            return
+        self.prompts.append((S_RESOLVE, controller, self.chain_link(src, target)))
+        self._window(1 - controller, W_CHAIN_FIRST)
 
     def targets(self, spec: str, controller: int) -> list[int]:
         """The instances a card's `target` spec may choose, in zone order."""
@@ -529,6 +633,12 @@ class MetaMastersBoard(GameState):
 
     def _resolve(self, src: int, controller: int, target: int) -> None:
         c = CARDS[self.cid[src]]
+        if (
+            target >= 0
+            and c.target is not None
+            and target not in self.targets(c.target, controller)
+        ):
+            target = -1  # the target left the field (or changed sides) before the link resolved
         if c.effect.steps:
             run_effect(self, c.effect, EffectFrame(c.index, src, controller, 0, target))
         if c.kind == K_SPECIAL and c.subtype != S_CONTINUOUS and self.zone[src] == Z_SPECIAL:
@@ -549,9 +659,14 @@ class MetaMastersBoard(GameState):
         ea = self.ego(a)
         if self.pos[t] == ATTACK:
             et = self.ego(t)
-            if ea >= et:
+            if self.rev == 1:  # ruleset 1 sent both Actors to Trash on equal EGO
+                if ea >= et:
+                    self.remove_actor(t, Z_TRASH)
+                if et >= ea:
+                    self.remove_actor(a, Z_TRASH)
+            elif ea > et:  # "If your Actor's EGO is higher ..., send their Actor to trash"
                 self.remove_actor(t, Z_TRASH)
-            if et >= ea:
+            elif et > ea:  # "If their EGO is higher, your Actor goes to trash."
                 self.remove_actor(a, Z_TRASH)
         else:
             it = self.intel(t)

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from engine.core.game import Game, register
-from engine.metaversus.cards import CARDS, CATALOGUE, DIFFICULTIES
-from engine.metaversus.determinize import determinize
+from engine.core.game import Ruleset, register_layout
+from engine.metaversus import determinize, heuristic, position, setup
+from engine.metaversus.cards import CARDS, CATALOGUE, CATALOGUE_REV1_HASH, DIFFICULTIES
 from engine.metaversus.encoding import WishState
-from engine.metaversus.heuristic import heuristic
-from engine.metaversus.position import from_position, scenario_view
-from engine.metaversus.setup import (
-    DEFAULT_OPTIONS,
-    SELECTIONS,
-    check_deck,
-    new_match,
-    required_tokens,
-)
+from engine.metaversus.setup import DEFAULT_OPTIONS, DEFAULT_OPTIONS_REV1, SELECTIONS
 
 #: both players bring every pack (the basic selection deals 5 character cards each)
 _ALL_PACKS = {CARDS.ids[p]: 1 for p in CARDS.packs[:5]}
@@ -33,25 +25,30 @@ OPTION_SCHEMA = {
     "additionalProperties": False,
 }
 
-GAME = register(
-    Game(
-        name="metaversus",
-        title="MetaVersus WISH",
-        ruleset_version=CATALOGUE.version,
-        catalogue_hash=CATALOGUE.hash,
-        cards=CATALOGUE.cards,
-        check_deck=check_deck,
-        required_tokens=required_tokens,
-        new_match=new_match,
-        state_class=WishState,
-        from_position=from_position,
-        scenario_view=scenario_view,
-        heuristic=heuristic,
-        determinize=determinize,
-        starter_decks=(dict(_ALL_PACKS), dict(_ALL_PACKS)),
-        default_options=dict(DEFAULT_OPTIONS),
-        option_schema=OPTION_SCHEMA,
-    )
+_STARTERS = (dict(_ALL_PACKS), dict(_ALL_PACKS))
+
+#: every ruleset the engine plays, oldest first (docs/rules-notes.md says what changed)
+RULESETS = (
+    # engine 1.1.0: the round limit decided a match by HP; its catalogue had no card texts
+    Ruleset(
+        "wish-guide-1",
+        1,
+        CATALOGUE_REV1_HASH,
+        _STARTERS,
+        DEFAULT_OPTIONS_REV1,
+        engine_versions=("1.1.0",),
+    ),
+    # the round limit is a safety cap ending in a draw (an engine limit); bots avoid stalling
+    Ruleset("wish-guide-2", 2, CATALOGUE.hash, _STARTERS, DEFAULT_OPTIONS),
 )
 
-__all__ = ["GAME", "WishState"]
+GAME = register_layout(
+    "MetaVersus WISH",
+    RULESETS,
+    CATALOGUE,
+    WishState,
+    (setup, position, heuristic, determinize),
+    OPTION_SCHEMA,
+)
+
+__all__ = ["GAME", "RULESETS", "WishState"]

@@ -12,7 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core.catalogue import CardSchema, Catalogue, Field, load_catalogue
+from engine.core.catalogue import (
+    CardSchema,
+    Catalogue,
+    Field,
+    catalogue_hash_as_of,
+    load_catalogue,
+)
 from engine.core.effects import Effect
 from engine.core.errors import CatalogueError
 from engine.metaversus.effects import COMPILER, CONDITIONS, Board
@@ -48,7 +54,13 @@ _PLAYABLE = {
     "plus": _PLUS,
 }
 SCHEMA = CardSchema(
-    common={"id": Field("str", min=1), "name": Field("str", min=1), "kind": Field("str")},
+    common={
+        "id": Field("str", min=1),
+        "name": Field("str", min=1),
+        "kind": Field("str"),
+        #: the printed text (every card but the character packs, whose skills carry theirs)
+        "text": Field("str", required=False, min=1),
+    },
     kinds={
         "currency": {**_PLAYABLE, "value": _INT0},
         "weapon": {**_PLAYABLE, "damage": _INT0},
@@ -279,6 +291,8 @@ def card_table(catalogue: Catalogue) -> CardTable:
 
 
 CATALOGUE = load_catalogue("engine.metaversus", "catalogue.json", SCHEMA)
+#: the catalogue hash of ruleset wish-guide-1 (engine 1.1.0): its cards had no `text`
+CATALOGUE_REV1_HASH = catalogue_hash_as_of(CATALOGUE.data, "wish-guide-1", ("text",))
 CARDS = card_table(CATALOGUE)
 
 

@@ -23,14 +23,22 @@ def _unhex(text: str) -> list[int]:
     return list(bytes.fromhex(text))
 
 
+#: the label of each action that names nothing
+_FIXED_LABELS = {
+    "wish": "take a Wishing Star (skip to the Discard Phase)",
+    "skill": "cast the character's skill",
+}
+
+
 class WishState(WishRules):
     """A WISH match: the rules of state.py and moves.py, with their encodings."""
 
     __slots__ = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The whole state: card numbers (zones as hex strings, a byte per card), PRNG, prompt stack."""
-        return {
+        """The whole state: card numbers (zones as hex strings, a byte per card), PRNG, prompt stack;
+        `rev`, the ruleset revision, only when it is not 1 (ruleset 1 states encode as they did)."""
+        data = {
             "rng": self.rng.get_state(),
             "t": [
                 self.phase,
@@ -58,18 +66,9 @@ class WishState(WishRules):
                 *self.char,
             ],
             "zones": [
-                bytes(self.hand[0]).hex(),
-                bytes(self.hand[1]).hex(),
-                bytes(self.deck[0]).hex(),
-                bytes(self.deck[1]).hex(),
-                bytes(self.disc[0]).hex(),
-                bytes(self.disc[1]).hex(),
-                bytes(self.play[0]).hex(),
-                bytes(self.play[1]).hex(),
-                bytes(self.removed[0]).hex(),
-                bytes(self.removed[1]).hex(),
-                bytes(self.pile[0]).hex(),
-                bytes(self.pile[1]).hex(),
+                _hex(zone[q])
+                for zone in (self.hand, self.deck, self.disc, self.play, self.removed, self.pile)
+                for q in (0, 1)
             ],
             "neutral": _hex(self.neutral),
             "market": bytes([c + 1 for c in self.m_card] + self.m_stock + self.m_src).hex(),
@@ -83,6 +82,9 @@ class WishState(WishRules):
                 _hex(self.picks[1]),
             ],
         }
+        if self.rev != 1:
+            data["rev"] = self.rev
+        return data
 
     def hash_bytes(self) -> bytes:
         """The compact encoding `state_hash` digests (the same information as `to_json`).
@@ -93,7 +95,8 @@ class WishState(WishRules):
         pick lists, the Market's cards, stock and sources (each list as its length then its
         values), the bans and chosen packs, the stack size and each stack entry as its length
         then its ints (an effect frame as -1 then its six fields); then the card numbers of
-        those zones, in that order, one byte each (card numbers are below 256).
+        those zones, in that order, one byte each (card numbers are below 256); last, the ruleset
+        revision as an int64 when it is not 1.
         """
         hand, deck, disc, play, rem, pile = (
             self.hand,
@@ -131,12 +134,14 @@ class WishState(WishRules):
         cards = bytes(
             [*h0, *h1, *d0, *d1, *x0, *x1, *p0, *p1, *r0, *r1, *q0, *q1, *nt, *s0, *s1, *k0, *k1]
         )
-        return pack_prng(self.rng.get_state()) + pack_ints(flat) + cards
+        out = pack_prng(self.rng.get_state()) + pack_ints(flat) + cards
+        return out if self.rev == 1 else out + pack_ints((self.rev,))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Self:
         """Rebuild a state from `to_json()` output."""
         s = cls.__new__(cls)
+        s.rev = int(data.get("rev", 1))
         s.rng = Prng.from_state(data["rng"])
         t = [int(x) for x in data["t"]]
         (
@@ -192,11 +197,7 @@ class WishState(WishRules):
             return f"{k} {CARDS.names[a[0]]}"
         if k == "next":
             return f"end the {PHASE_NAMES[self.phase]} phase"
-        if k == "wish":
-            return "take a Wishing Star (skip to the Discard Phase)"
-        if k == "skill":
-            return "cast the character's skill"
-        return " ".join([k, *map(str, a)])
+        return _FIXED_LABELS.get(k) or " ".join([k, *map(str, a)])
 
     # ------------------------------------------------------------------ views
 

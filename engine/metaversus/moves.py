@@ -83,12 +83,7 @@ class WishRules(WishBoard):
         elif ph == BUY:
             out = []
             if not self.bought:
-                stars = self.stars[p]
-                for c in sorted(set(self.hand[p])):
-                    if _KIND[c] == 0:
-                        out.append(_PLAY[c][0])
-                        if stars and _STARS[c] and stars >= _STARS[c]:
-                            out.append(_PLAY[c][1])
+                self._playable(p, 0, out)
             if self.buys:
                 gems = self.gems
                 stock = self.m_stock
@@ -97,16 +92,21 @@ class WishRules(WishBoard):
                         out.append(_BUY[s])
         else:  # COMBAT
             out = []
-            stars = self.stars[p]
-            for c in sorted(set(self.hand[p])):
-                if _KIND[c] == 1:
-                    out.append(_PLAY[c][0])
-                    if stars and _STARS[c] and stars >= _STARS[c]:
-                        out.append(_PLAY[c][1])
+            self._playable(p, 1, out)
         if self._skill_problem(p) is None:
             out.append(A_SKILL)
         out.append(A_NEXT)
         return out
+
+    def _playable(self, p: int, kind: int, out: list[Action]) -> None:
+        """Append the plays of p's hand cards of `kind` (0 currency, 1 weapon) that need
+        no AP: each card's plain state, and its "+" state when p has the stars for it."""
+        stars = self.stars[p]
+        for c in sorted(set(self.hand[p])):
+            if _KIND[c] == kind:
+                out.append(_PLAY[c][0])
+                if stars and _STARS[c] and stars >= _STARS[c]:
+                    out.append(_PLAY[c][1])
 
     def _prompt_actions(self, top: list[int]) -> list[Action]:
         kind, p = top[0], top[1]

@@ -28,7 +28,7 @@ from engine.core.game import Deck
 from engine.core.state import GameState
 from engine.metaversus.cards import CARDS, MARKET_PICKS, PACK, STOCK_COPIES
 from engine.metaversus.encoding import WishState
-from engine.metaversus.setup import new_match
+from engine.metaversus.setup import DEFAULT_OPTIONS, DEFAULT_OPTIONS_REV1, REVISION, new_match
 from engine.metaversus.state import (
     PHASE_NAMES,
     PROMPT_NAMES,
@@ -51,13 +51,14 @@ def _cards(ids: Any) -> list[int]:
     return [_card(c) for c in ids]
 
 
-def from_position(pos: Mapping[str, Any]) -> WishState:
-    """Build a state from a scenario position (see the module docstring)."""
+def from_position(pos: Mapping[str, Any], revision: int = REVISION) -> WishState:
+    """Build a state from a scenario position (see the module docstring) under ruleset
+    `revision`."""
     if "new_match" in pos:
         nm = pos["new_match"]
         decks: tuple[Deck, Deck] = (nm["decks"][0], nm["decks"][1])
-        return new_match(decks, int(nm.get("seed", 0)), nm.get("options", {}))
-    s = WishState(int(pos.get("seed", 0)))
+        return new_match(decks, int(nm.get("seed", 0)), nm.get("options", {}), revision)
+    s = WishState(int(pos.get("seed", 0)), revision)
     chars = [_card(c) for c in pos["characters"]]
     if len(chars) != 2 or any(CARDS.kind[k] != PACK for k in chars):
         raise ValueError("characters: two character pack ids")
@@ -79,7 +80,8 @@ def from_position(pos: Mapping[str, Any]) -> WishState:
     s.played = int(pos.get("played", 0))
     s.wplayed = int(pos.get("weapons_played", 0))
     s.zero = bool(pos.get("zero", False))
-    s.max_rounds = int(pos.get("max_rounds", 50))
+    defaults = DEFAULT_OPTIONS_REV1 if revision == 1 else DEFAULT_OPTIONS
+    s.max_rounds = int(pos.get("max_rounds", defaults["max_rounds"]))
     players = pos.get("players", [{}, {}])
     if len(players) != 2:
         raise ValueError("players: two objects")
@@ -147,6 +149,7 @@ def scenario_view(state: GameState) -> dict[str, Any]:
         "turn": s.turn,
         "current_player": s.current_player,
         "over": s.over,
+        "engine_limit": s.ended_by_engine_limit,
         "winner": s.winner,
         "characters": [ids[k] if k >= 0 else None for k in s.char],
         "hp": list(s.hp),

@@ -13,8 +13,10 @@ How many depends on the character-selection variant (match option "selection"):
 - "free": exactly 1 pack each: that is the duelist's character.
 
 Option "first_match" (0 or 1, default none): that duelist is playing their first match and
-starts as the second player; otherwise the First Player Die decides. Option "max_rounds"
-(default 50) ends a match that lasts that many rounds as if an HP had reached 0.
+starts as the second player; otherwise the First Player Die decides. Option "max_rounds" is
+the engine's safety cap: under ruleset 2 (default 200) a match that lasts that many rounds ends
+as a draw reported as an engine limit; under ruleset 1 (default 50) it ended as if an HP had
+reached 0.
 """
 
 from __future__ import annotations
@@ -32,12 +34,18 @@ from engine.metaversus.state import P_BAN, SRC_NEUTRAL, SRC_REQUIRED
 #: character selection variants (match option "selection")
 SELECTIONS = ("basic", "difficulty", "random", "free")
 
-DEFAULT_OPTIONS: dict[str, Any] = {
+#: the default options of ruleset 1: its round limit (50) decided a match by HP
+DEFAULT_OPTIONS_REV1: dict[str, Any] = {
     "selection": "basic",
     "difficulty": None,
     "first_match": None,
     "max_rounds": 50,
 }
+#: ruleset 2: `max_rounds` is only a safety cap (a match reaching it is a draw, reported as an
+#: engine limit), so it is set well beyond the length of a real match
+DEFAULT_OPTIONS: dict[str, Any] = {**DEFAULT_OPTIONS_REV1, "max_rounds": 200}
+#: the ruleset revision new matches use (engine/metaversus/__init__.py lists the rulesets)
+REVISION = 2
 #: character cards each duelist is dealt by the basic selection rules
 SELECTION_HAND = 5
 _PACK_COUNTS = {"basic": (5, 5), "difficulty": (1, 5), "random": (1, 5), "free": (1, 1)}
@@ -125,15 +133,18 @@ def _packs(deck: Deck) -> list[int]:
 _LAST_LEGAL: LastLegalDecks[bool] = LastLegalDecks()
 
 
-def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -> WishState:
-    """Set up a match up to the first decision (setup steps #1-#2 of the guide)."""
-    opts = {**DEFAULT_OPTIONS, **options}
+def new_match(
+    decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any], revision: int = REVISION
+) -> WishState:
+    """Set up a match up to the first decision (setup steps #1-#2 of the guide) under ruleset
+    `revision`."""
+    opts = {**(DEFAULT_OPTIONS_REV1 if revision == 1 else DEFAULT_OPTIONS), **options}
     if _LAST_LEGAL.get(decks, opts) is None:
         violations = [v for d in decks for v in check_deck(d, opts)]
         if violations:
             raise DeckRejected(list(dict.fromkeys(violations)))
         _LAST_LEGAL.put(decks, opts, True)
-    s = WishState(seed)
+    s = WishState(seed, revision)
     rng = s.rng
     s.max_rounds = int(opts["max_rounds"])
     fm = opts["first_match"]

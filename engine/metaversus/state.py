@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Self
 from engine.core.effects import EffectFrame, resume_effect, run_effect
 from engine.core.errors import IllegalAction
 from engine.core.prng import Prng
-from engine.core.state import TERMINAL, GameState
+from engine.core.state import ENGINE_LIMIT, TERMINAL, GameState
 from engine.metaversus.cards import CARDS, MARKET_PICKS, STOCK_COPIES, TRIGGER_TURN_START
 from engine.metaversus.effects import MODE_REMOVE, TO_DECK, TO_DISCARD, TO_HAND
 
@@ -143,7 +143,8 @@ class WishBoard(GameState):
     chosen: list[int]
     picks: list[list[int]]
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, rev: int = 1) -> None:
+        self.rev = rev
         self.rng = Prng(seed)
         self.phase = SETUP
         self.active = 0
@@ -193,6 +194,7 @@ class WishBoard(GameState):
     def clone(self) -> Self:
         """An independent copy (lists copied, no deepcopy)."""
         s = self.__class__.__new__(self.__class__)
+        s.rev = self.rev
         s.rng = self.rng.clone()
         s.phase = self.phase
         s.active = self.active
@@ -233,6 +235,34 @@ class WishBoard(GameState):
         s.chosen = self.chosen[:]
         s.picks = [self.picks[0][:], self.picks[1][:]]
         return s
+
+    def card_count(self) -> int | None:
+        """Cards in every zone, the Market stock and 6 per unrevealed pile type (conserved once
+        setup is over; None during setup)."""
+        if self.phase == SETUP:
+            return None
+        n = sum(
+            len(z[p])
+            for z in (self.hand, self.deck, self.disc, self.play, self.removed)
+            for p in (0, 1)
+        )
+        n += sum(self.m_stock)
+        return n + STOCK_COPIES * (len(self.neutral) + len(self.pile[0]) + len(self.pile[1]))
+
+    def invariant_breaks(self) -> list[str]:
+        """Stars 0..3, no negative stock, AP, Gems or buys, the top of the stack a prompt."""
+        out: list[str] = []
+        if not all(0 <= n <= MAX_STARS for n in self.stars):
+            out.append(f"Wishing Stars out of 0..3: {self.stars}")
+        if any(n < 0 for n in self.m_stock):
+            out.append("a Market slot has negative stock")
+        if self.ap < 0 or self.gems < 0 or self.buys < 0:
+            out.append("negative AP, Gems or buys")
+        if self.stack and isinstance(self.stack[-1], EffectFrame):
+            out.append("a running effect is on top of the stack")
+        if self.over and self.stack:
+            out.append("prompts left on a finished match")
+        return out
 
     # ------------------------------------------------------------------ setup
 
@@ -355,7 +385,10 @@ class WishBoard(GameState):
         if p != self.first and (self.zero or self.turn >= 2 * self.max_rounds):
             self.ap = self.gems = self.buys = 0
             f = self.first
-            self.end_match(f if self.hp[f] >= self.hp[1 - f] else 1 - f)
+            if self.zero or self.rev == 1:  # ruleset 1 decided the round limit by HP as well
+                self.end_match(f if self.hp[f] >= self.hp[1 - f] else 1 - f)
+            else:  # the engine's safety cap, not a rule of the guide: a draw
+                self.end_match(ENGINE_LIMIT)
             return
         self.active = 1 - p
         self._start_turn()
@@ -467,7 +500,7 @@ class WishBoard(GameState):
             self.zero = True
 
     def end_match(self, winner: int) -> None:
-        """End the match now with a winner."""
+        """End the match now with a winner (ENGINE_LIMIT: a draw at the engine's safety cap)."""
         self.over = True
         self.win = winner
         self.phase = OVER

@@ -2,34 +2,23 @@
 
 from __future__ import annotations
 
-from engine.core.game import Game, register
+from engine.core.game import Ruleset, register_layout
+from engine.metax import determinize, heuristic, position, setup
 from engine.metax.cards import CATALOGUE
-from engine.metax.determinize import determinize
 from engine.metax.encoding import MetaXState
-from engine.metax.heuristic import heuristic
-from engine.metax.position import from_position, scenario_view
-from engine.metax.setup import STARTER_DECKS, check_deck, new_match, required_tokens
+from engine.metax.setup import STARTER_DECKS, STARTER_DECKS_REV1
 
-RULESET_VERSION = "metax/2018.06-1"
+#: every ruleset the engine plays, oldest first (docs/rules-notes.md says what changed)
+RULESETS = (
+    # engine 1.1.0: team attacks paid their links before the Battle Card's effect
+    Ruleset("metax/2018.06-1", 1, CATALOGUE.hash, STARTER_DECKS_REV1, engine_versions=("1.1.0",)),
+    # team attacks in the rulebook's order; balanced starter decks
+    Ruleset("metax/2018.06-2", 2, CATALOGUE.hash, STARTER_DECKS),
+)
+RULESET_VERSION = RULESETS[-1].version
 
-GAME = register(
-    Game(
-        name="metax",
-        title="MetaX TCG",
-        ruleset_version=RULESET_VERSION,
-        catalogue_hash=CATALOGUE.hash,
-        cards=CATALOGUE.cards,
-        check_deck=check_deck,
-        required_tokens=required_tokens,
-        new_match=new_match,
-        state_class=MetaXState,
-        from_position=from_position,
-        scenario_view=scenario_view,
-        heuristic=heuristic,
-        determinize=determinize,
-        starter_decks=STARTER_DECKS,
-        default_options={},
-    )
+GAME = register_layout(
+    "MetaX TCG", RULESETS, CATALOGUE, MetaXState, (setup, position, heuristic, determinize)
 )
 
-__all__ = ["GAME", "RULESET_VERSION", "MetaXState"]
+__all__ = ["GAME", "RULESETS", "RULESET_VERSION", "MetaXState"]

@@ -50,8 +50,9 @@ class MetaXState(MetaXRules):
     __slots__ = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The whole state (card numbers by instance, zones, prompt stack, PRNG)."""
-        return {
+        """The whole state (card numbers by instance, zones, prompt stack, PRNG); `rev`, the
+        ruleset revision, only when it is not 1 (so ruleset 1 states encode as they did)."""
+        data = {
             "static": self.static,
             "decks": self.decks,
             "hands": self.hands,
@@ -76,6 +77,9 @@ class MetaXState(MetaXRules):
             ],
             "prng": self.prng.get_state(),
         }
+        if self.rev != 1:
+            data["rev"] = self.rev
+        return data
 
     def hash_bytes(self) -> bytes:
         """The compact encoding `state_hash` digests (the same information as `to_json`).
@@ -85,7 +89,8 @@ class MetaXState(MetaXRules):
         per player each), mods (9 per player); the decks, hands, discards, VP piles, limbo
         (player 0 then 1) and the six damage piles, each as its length then its ids; the
         number of attacks, each as its length then its fields; the stack size, each entry as
-        its length then its ints (an effect frame as P_EFFECT then its six fields).
+        its length then its ints (an effect frame as P_EFFECT then its six fields); last, the
+        ruleset revision when it is not 1.
         """
         d, h, di, v, li, dm = self.decks, self.hands, self.discards, self.vps, self.limbo, self.dmg
         d0, d1 = d
@@ -114,6 +119,8 @@ class MetaXState(MetaXRules):
             else:
                 flat.append(len(x))
                 flat += x
+        if self.rev != 1:
+            flat.append(self.rev)
         prefix = _STATIC_PREFIX.get(self.static)
         if prefix is None:
             if len(_STATIC_PREFIX) > 256:
@@ -126,6 +133,7 @@ class MetaXState(MetaXRules):
     def from_json(cls, data: dict[str, Any]) -> Self:
         """Rebuild a state from `to_json()` output."""
         s = cls.__new__(cls)
+        s.rev = int(data.get("rev", 1))
         s.cards, s.owner = _parse_static(data["static"])
         s.static = data["static"]
         for key in (
@@ -310,13 +318,12 @@ class MetaXState(MetaXRules):
 
     def _label(self, action: Action) -> str:
         k, a = action.kind, action.args
+        fixed = _FIXED_LABELS.get(k)
+        if fixed is not None:
+            return fixed
         n = self.name
         if k == "first_player":
             return f"player {a[0]} takes the first turn"
-        if k == "keep":
-            return "keeps the opening hand"
-        if k == "mulligan":
-            return "mulligans (five cards to the bottom, draws five)"
         if k == "bottom":
             return f"puts {n(a[0])} on the bottom of the deck"
         if k == "play_character":
@@ -325,19 +332,13 @@ class MetaXState(MetaXRules):
             return f"plays {n(a[0])} (pays {MP[self.cards[a[0]]]} MP)"
         if k == "push_effect":
             return f"pushes {n(a[0])} for its effect"
-        if k == "end_planning":
-            return "ends the planning step"
         if k == "attack":
             return f"attacks with {n(a[0])} playing {n(a[1])}"
         if k == "team_attack":
             links = " and ".join(n(x) for x in a[3:])
             return f"team attacks: {n(a[0])} leads with {n(a[1])} ({STAT_NAMES[a[2]]}), linking {links}"
-        if k == "end_attacks":
-            return "ends attack declarations"
         if k == "defend":
             return f"defends {n(a[1])}'s attack with {n(a[0])} playing {n(a[2])}"
-        if k == "end_defense":
-            return "assigns no more defenders"
         if k == "resolve":
             return f"resolves the battle of {n(a[0])}"
         if k == "choose":
@@ -346,6 +347,16 @@ class MetaXState(MetaXRules):
                 return f"{what} {n(a[0]) if a[0] >= 0 else 'nothing'}"
             return f"chooses {a[0]}"
         return f"{k} {list(a)}"
+
+
+#: the label of each action that names no card
+_FIXED_LABELS = {
+    "keep": "keeps the opening hand",
+    "mulligan": "mulligans (five cards to the bottom, draws five)",
+    "end_planning": "ends the planning step",
+    "end_attacks": "ends attack declarations",
+    "end_defense": "assigns no more defenders",
+}
 
 
 def _at(zone: list[int], k: int) -> int:

@@ -41,6 +41,7 @@ from engine.metax.state import (
     P_DAMAGE,
     P_DEFENSE,
     P_FIRST,
+    P_LINK_COST,
     P_MULLIGAN,
     P_ORDER,
     P_PLANNING,
@@ -111,7 +112,7 @@ class MetaXRules(MetaXBoard):
                         self.end_turn()
                     continue
             entry = _DISPATCH.get(kind)
-            if not stack:  # the stack is emptied exactly when the match ends
+            if not stack or self.over:  # (ruleset 1 may keep a prompt on a finished match)
                 raise illegal("flow.game-over", "the match is over")
             if entry is None:
                 raise illegal("flow.unknown-action", f"unknown action kind {kind!r}")
@@ -416,12 +417,22 @@ def _team_attack(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:
         )
     st.pushed[p][s] = 1
     _play_battle_card(st, p, b, cid)
-    st.mp[p] -= LINK_COST * len(links)
-    for ls in link_slots:
-        st.pushed[p][ls] = 1
+    has_effect = EFFECT[cid] is not None and EFFECT_KIND[cid] != ON_DEFENSE
+    if st.rev == 1:
+        # ruleset 1 paid the links before the Battle Card's effect
+        st.mp[p] -= LINK_COST * len(links)
+        for ls in link_slots:
+            st.pushed[p][ls] = 1
     st.attacks.append([lead, b, stat, links[0], links[1] if len(links) > 1 else -1, -1, -1, 0])
-    if EFFECT[cid] is not None and EFFECT_KIND[cid] != ON_DEFENSE:
+    if st.rev == 1:
+        if has_effect:
+            st.start_effect(b, p, lead)
+        return
+    # the rulebook's order: the card's effect, then 5 MP and a push per linking Character
+    st.stack.append((P_LINK_COST, p))
+    if has_effect:
         st.start_effect(b, p, lead)
+    st.settle()
 
 
 def _defend(st: MetaXBoard, p: int, action: Sequence[Any]) -> None:

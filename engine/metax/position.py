@@ -10,6 +10,7 @@ from engine.core.state import GameState
 from engine.metax.cards import BATTLE, CARDS, CHARACTER
 from engine.metax.effects import STATS
 from engine.metax.encoding import MetaXState, static_string
+from engine.metax.setup import REVISION
 from engine.metax.state import P_ATTACKS, P_FIRST, P_PLANNING, PROMPT_NAMES
 
 
@@ -53,8 +54,9 @@ class _Builder:
         return iid, CARDS.cid[card_id], owner
 
 
-def from_position(position: Mapping[str, Any]) -> MetaXState:
-    """Build a state from a scenario position (see docs/scenarios.md, MetaX)."""
+def from_position(position: Mapping[str, Any], revision: int = REVISION) -> MetaXState:
+    """Build a state from a scenario position (see docs/scenarios.md, MetaX) under ruleset
+    `revision`."""
     b = _Builder(position)
     players = position.get("players")
     if not isinstance(players, list) or len(players) != 2:
@@ -92,7 +94,7 @@ def from_position(position: Mapping[str, Any]) -> MetaXState:
         cards[iid] = cid
         owner[iid] = own
     prng = Prng(int(position.get("seed", 0)))
-    st = MetaXState.empty(cards, owner, prng, static_string(cards, owner))
+    st = MetaXState.empty(cards, owner, prng, static_string(cards, owner), revision)
     st.turn = int(position.get("turn", 1))
     st.active = int(position.get("active", 0))
     st.first = int(position.get("first_player", st.active))

@@ -127,8 +127,15 @@ _Template = tuple[list[int], list[int], list[list[int]], str]
 _LAST_LEGAL: LastLegalDecks[_Template] = LastLegalDecks()
 
 
-def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -> MetaXState:
-    """Check both decks, shuffle, draw five each, toss a coin; the toss winner picks who starts."""
+#: the ruleset revision new matches use (engine/metax/__init__.py lists the rulesets)
+REVISION = 2
+
+
+def new_match(
+    decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any], revision: int = REVISION
+) -> MetaXState:
+    """Check both decks, shuffle, draw five each, toss a coin; the toss winner picks who starts
+    (under ruleset `revision`)."""
     template = _LAST_LEGAL.get(decks, options)
     if template is None:
         for p in (0, 1):
@@ -143,7 +150,7 @@ def new_match(decks: tuple[Deck, Deck], seed: int, options: Mapping[str, Any]) -
     # the card and owner lists are shared (they never change during a match)
     cards, owner, piles, static = template
     prng = Prng(seed)
-    st = MetaXState.empty(cards, owner, prng, static)
+    st = MetaXState.empty(cards, owner, prng, static, revision)
     for p in (0, 1):
         deck = piles[p][:]
         prng.shuffle(deck)
@@ -159,8 +166,9 @@ def _deck(*entries: tuple[str, int]) -> dict[str, int]:
     return dict(entries)
 
 
-#: two legal 40-card starter decks (14 Characters, 6 Events, 20 Battle Cards)
-STARTER_DECKS: tuple[dict[str, int], dict[str, int]] = (
+#: the starter decks of ruleset 1: two legal 40-card decks (14 Characters, 6 Events, 20 Battle
+#: Cards); the seat with the first won 70 % of random matches
+STARTER_DECKS_REV1: tuple[dict[str, int], dict[str, int]] = (
     _deck(  # Justice League & Lanterns
         ("JL-001", 1),
         ("JL-002", 1),
@@ -236,8 +244,37 @@ STARTER_DECKS: tuple[dict[str, int], dict[str, int]] = (
 )
 
 
+def _traded(deck: dict[str, int], out: tuple[str, ...], into: tuple[str, ...]) -> dict[str, int]:
+    """`deck` with a copy of each card of `out` taken out and one of each of `into` put in."""
+    new = dict(deck)
+    for card_id in out:
+        new[card_id] -= 1
+        if not new[card_id]:
+            del new[card_id]
+    for card_id in into:
+        new[card_id] = new.get(card_id, 0) + 1
+    return new
+
+
+_JL, _AT = STARTER_DECKS_REV1
+#: the starter decks of ruleset 2: ruleset 1's with cards traded between them (and a few
+#: replaced) until they won 45-55 % against each other (docs/benchmarks.md, "Starter deck balance")
+STARTER_DECKS: tuple[dict[str, int], dict[str, int]] = (
+    _traded(  # Justice League & Lanterns: 15 Characters, 5 Events, 20 Battle Cards
+        _JL,
+        out=("JL-001", "JL-004", "BM-001", "EV-004", "B-SPE-2", "B-SPE-5"),
+        into=("GL-006", "AT-004", "AT-008", "AT-009", "BC-103", "B-STR-5"),
+    ),
+    _traded(  # Attack on Titan & Gotham: 14 Characters, 7 Events, 19 Battle Cards
+        _AT,
+        out=("AT-004", "AT-008", "AT-009", "B-STR-4", "B-STR-5", "B-STR-6", "B-INT-5"),
+        into=("JL-001", "JL-004", "BM-001", "EV-004", "BC-103", "B-STR-2", "B-INT-2"),
+    ),
+)
+
+
 def _assert_starters() -> None:
-    for deck in STARTER_DECKS:
+    for deck in (*STARTER_DECKS_REV1, *STARTER_DECKS):
         problems = check_deck(deck)
         if problems:  # pragma: no cover - caught by the test suite at import
             raise DeckRejected(problems)

@@ -45,6 +45,9 @@ BONUS = CARDS.bonus
 # prompt kinds (first element of a prompt tuple; the second is the deciding player)
 P_FIRST, P_MULLIGAN, P_ORDER, P_PLANNING, P_ATTACKS, P_DEFENSE, P_DAMAGE, P_CHOICE = range(8)
 P_EFFECT = 8  # an EffectFrame on the stack (never the top of a settled state)
+#: (P_LINK_COST, player): an automatic step under a team attack's Battle Card effect (ruleset
+#: revision 2): once the effect has resolved, pay 5 MP per linking Character and push them
+P_LINK_COST = 9
 PROMPT_NAMES = (
     "first-player",
     "mulligan",
@@ -141,10 +144,13 @@ class MetaXBoard(GameState):
     # --- construction -------------------------------------------------------------------
 
     @classmethod
-    def empty(cls, cards: list[int], owner: list[int], prng: Prng, static: str) -> Self:
-        """A state with no card anywhere yet (builders fill the zones); `static` is the
-        encoding of `cards` and `owner` (encoding.static_string)."""
+    def empty(
+        cls, cards: list[int], owner: list[int], prng: Prng, static: str, rev: int = 1
+    ) -> Self:
+        """A state with no card anywhere yet (builders fill the zones) under ruleset revision
+        `rev`; `static` is the encoding of `cards` and `owner` (encoding.static_string)."""
         s = cls.__new__(cls)
+        s.rev = rev
         s.cards = cards
         s.owner = owner
         s.static = static
@@ -173,6 +179,7 @@ class MetaXBoard(GameState):
     def clone(self) -> Self:
         """An independent copy: list copies, no deepcopy; card tables are shared."""
         s = self.__class__.__new__(self.__class__)
+        s.rev = self.rev
         s.cards = self.cards
         s.owner = self.owner
         s.static = self.static
@@ -291,6 +298,35 @@ class MetaXBoard(GameState):
     def self_character(self, frame: EffectFrame) -> int:
         """The character an effect's "this character" means (the source, or the battle card's player)."""
         return frame.source if KIND[self.cards[frame.source]] == CHARACTER else frame.target
+
+    def invariant_breaks(self) -> list[str]:
+        """Every instance in exactly one place, MP 0..10, at most 3 characters, a decision on top
+        of the stack while the match runs and none once it is over."""
+        out: list[str] = []
+        places = [0] * len(self.cards)
+        for p in (0, 1):
+            if not 0 <= self.mp[p] <= MAX_MP:
+                out.append(f"player {p} has {self.mp[p]} MP")
+            for zone in (self.decks, self.hands, self.discards, self.vps, self.limbo):
+                for i in zone[p]:
+                    places[i] += 1
+            for c in self.chars[p]:
+                if c >= 0:
+                    places[c] += 1
+            for pile in self.dmg[p]:
+                for i in pile:
+                    places[i] += 1
+        misplaced = [i for i, n in enumerate(places) if n != 1 and self.owner[i] >= 0]
+        if misplaced:
+            out.append(f"instances not in exactly one place: {misplaced[:5]}")
+        top = self.stack[-1] if self.stack else None
+        if self.over and self.rev == 1:
+            top = None  # ruleset 1 may keep the choice prompt of an effect that ended the match
+        if self.over != (top is None):
+            out.append("the stack is empty exactly when the match is over: not so")
+        elif top is not None and (type(top) is EffectFrame or top[0] >= len(PROMPT_NAMES)):
+            out.append(f"an automatic step is on top of a settled stack: {top!r}")
+        return out
 
     def card_count(self) -> int:
         """Number of cards in all zones (conservation check)."""
@@ -476,7 +512,10 @@ class MetaXBoard(GameState):
         return False
 
     def ask(self, player: int, optional: bool) -> None:
-        """Ask `player` to choose for the running effect (its frame goes just below)."""
+        """Ask `player` to choose for the running effect (its frame goes just below); once the
+        match is over, nothing is asked (ruleset 1 still pushed the prompt)."""
+        if self.over and self.rev >= 2:
+            return
         self.stack.append((P_CHOICE, player, int(optional)))
 
     # --- flow ----------------------------------------------------------------------------
@@ -500,13 +539,26 @@ class MetaXBoard(GameState):
         while stack and not self.over:
             top = stack[-1]
             if type(top) is not EffectFrame:
-                return
+                if top[0] != P_LINK_COST:
+                    return
+                stack.pop()
+                self.link_team_attack(top[1])
+                continue
             effect = EFFECT[top.effect]
             assert effect is not None
             if not run_effect(self, effect, top) or self.over:
                 return
             stack.pop()
             self.effect_done(top)
+
+    def link_team_attack(self, p: int) -> None:
+        """The last declared attack, a team attack: p pays 5 MP per linking Character and
+        pushes each (into the Battle Zone)."""
+        a = self.attacks[-1]
+        for link in (a[A_LINK1], a[A_LINK2]):
+            if link >= 0:
+                self.mp[p] -= LINK_COST
+                self.pushed[p][self.chars[p].index(link)] = 1
 
     def effect_done(self, frame: EffectFrame) -> None:
         """An effect finished: an Event that caused it leaves play for its owner's discard."""

@@ -323,3 +323,19 @@ def proof_status(db: Session, result_id: int) -> str | None:
         .join(ResultProof, col(ResultProof.batch_id) == col(Batch.id))
         .where(col(ResultProof.result_id) == result_id)
     ).first()
+
+
+def batch_leaves(db: Session, batch_id: int) -> list[tuple[ResultProof, MatchResult]]:
+    """Every result of a batch with its proof row, by tree index."""
+    rows = db.execute(
+        select(ResultProof, MatchResult)
+        .join(MatchResult, col(MatchResult.id) == col(ResultProof.result_id))
+        .where(col(ResultProof.batch_id) == batch_id)
+        .order_by(col(ResultProof.tree_index))
+    ).all()
+    return [(proof, result) for proof, result in rows]
+
+
+def find_batch(db: Session, batch_id: int) -> Batch | None:
+    """A batch by id, if there is one."""
+    return db.get(Batch, batch_id)

@@ -8,11 +8,49 @@ from typing import Any
 from sqlmodel import Session
 
 from ledger.anchoring import repository as anchoring
+from ledger.db.models import MatchResult
+from ledger.db.models.anchoring import Batch
 from ledger.errors import Conflict, NotFound
 from ledger.matches import repository as matches
 from ledger.protocol import eip712
-from ledger.protocol.bundle import BUNDLE_FORMAT
+from ledger.protocol.bundle import BUNDLE_FORMAT, BUNDLE_FORMAT_2
+from ledger.protocol.signedmoves import TRANSCRIPT_FORMAT_2
 from ledger.results import repository as results
+
+
+def _message(result: MatchResult) -> dict[str, Any]:
+    return eip712.MatchResult.from_record(result).as_message()
+
+
+def batch_listing(session: Session, batch_id: int) -> dict[str, Any]:
+    """A batch and its full leaf list (each leaf's MatchResult, from which its digest and the
+    root are recomputed): what an auditor needs to see that no other leaf claims a match."""
+    batch = anchoring.find_batch(session, batch_id)
+    if batch is None:
+        raise NotFound(f"no batch {batch_id}")
+    return {
+        **_batch_fields(batch),
+        "status": batch.status,
+        "chain_id": batch.chain_id,
+        "match_ledger": batch.ledger_address,
+        "leaves": [
+            {"tree_index": proof.tree_index, "digest": result.digest, "result": _message(result)}
+            for proof, result in anchoring.batch_leaves(session, batch_id)
+        ],
+    }
+
+
+def _batch_fields(batch: Batch) -> dict[str, Any]:
+    return {
+        "batch_id": batch.id,
+        "root": batch.root,
+        "count": batch.count,
+        "prev_batch_hash": batch.prev_batch_hash,
+        "batch_hash": batch.batch_hash,
+        "tx_hash": batch.tx_hash,
+        "block_number": batch.block_number,
+        "block_hash": batch.block_hash,
+    }
 
 
 def export_bundle(
@@ -40,8 +78,9 @@ def export_bundle(
     proof, batch = found
     if len(seats) != 2:
         raise Conflict(f"match {match_id} does not have two seats")
-    return {
-        "format": BUNDLE_FORMAT,
+    signed = result.transcript.get("format") == TRANSCRIPT_FORMAT_2
+    bundle = {
+        "format": BUNDLE_FORMAT_2 if signed else BUNDLE_FORMAT,
         "chain": {
             "chain_id": result.chain_id,
             "match_ledger": result.verifying_contract,
@@ -75,18 +114,22 @@ def export_bundle(
         },
         "ownership_block": {"number": match.ownership_block, "hash": match.ownership_block_hash},
         "anchor": {
-            "batch_id": batch.id,
-            "root": batch.root,
-            "count": batch.count,
-            "prev_batch_hash": batch.prev_batch_hash,
-            "batch_hash": batch.batch_hash,
-            "tx_hash": batch.tx_hash,
-            "block_number": batch.block_number,
-            "block_hash": batch.block_hash,
+            **_batch_fields(batch),
             "tree_index": proof.tree_index,
             "proof": list(proof.proof),
         },
     }
+    if signed:
+        bundle["acknowledgements"] = [
+            {"seat": s.seat, "signature": s.end_acknowledgement}
+            for s in seats
+            if s.end_acknowledgement is not None
+        ]
+        bundle["batch_leaves"] = [
+            {"tree_index": proof.tree_index, "result": _message(result)}
+            for proof, result in anchoring.batch_leaves(session, batch.id)
+        ]
+    return bundle
 
 
 def export_from_settings(session: Session, match_id: str) -> dict[str, Any]:

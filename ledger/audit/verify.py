@@ -2,7 +2,9 @@
 
 No database, no API: every fact comes from the bundle and is checked against the chain or
 recomputed (digest, Merkle proof, batch hash chain, seed commitments, deck hashes, transcript
-hash, the replayed outcome). Each check is named; `verify_bundle` returns them all.
+hash, the replayed outcome; for a signed transcript, the seat authorizations, every player's
+move signature, the entry hash chain, the receipts, the end acknowledgements and the batch's
+leaf list). Each check is named; `verify_bundle` returns them all.
 """
 
 from __future__ import annotations
@@ -11,20 +13,40 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
 
-from ledger.chain.contracts import AnchoredBatch, CardToken, MatchLedger
+from ledger.chain.contracts import AnchoredBatch, CardToken, MatchLedger, eip1271_accepts
 from ledger.chain.transport import JsonRpc, RpcError
 from ledger.errors import InvalidInput, ServiceUnavailable
 from ledger.protocol import eip712, merkle
-from ledger.protocol.bundle import BUNDLE_FORMAT, check_shape
+from ledger.protocol.bundle import BUNDLE_FORMAT, BUNDLE_FORMAT_2, check_shape
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import from_hex, to_hex
 from ledger.protocol.merkle import ZERO32, batch_hash
 from ledger.protocol.seeds import commit_of, derive_seed, seed_commitments
-from ledger.protocol.signatures import recover_digest_signer
+from ledger.protocol.signatures import recover_digest_signer, recover_low_s_signer
+from ledger.protocol.signedmoves import (
+    RESIGN_ACTION,
+    TIMEOUT_ACTION,
+    TRANSCRIPT_FORMAT_2,
+    EntryChain,
+    SeatAuthorization,
+    canonical_action,
+    engine_transcript,
+    genesis_hash,
+    transcript_hash,
+)
 from ledger.protocol.tokenids import token_id
+
+#: the result's end_reason for each way a replay ends
+END_REASONS = {
+    "rules": "completed",
+    "engine-limit": "engine-limit",
+    "resign": "resign",
+    "timeout": "timeout",
+}
+#: what format-1 bundles are reported as by the checks of signed transcripts
+UNSIGNED = "not applicable: moves not signed by players (format 1)"
 
 CHECKS = (
     "bundle-format",
@@ -40,16 +62,26 @@ CHECKS = (
     "ownership",
     "transcript-hash",
     "replay",
+    "seat-authorizations",
+    "player-signatures",
+    "players-acknowledged",
+    "batch-leaves",
 )
 
 
 @dataclass(frozen=True)
 class Check:
-    """One named verification step and its outcome."""
+    """One named verification step and its outcome; `info` marks a report that is not a
+    pass (a check that does not apply, or what stays the operator's word)."""
 
     name: str
     ok: bool
     detail: str
+    info: bool = False
+
+
+class Informational(Exception):
+    """Raised inside a check that has nothing to pass or fail: the message is its report."""
 
 
 class CheckFailed(Exception):
@@ -62,9 +94,15 @@ def _require(condition: bool, reason: str) -> None:
 
 
 class _Verifier:
-    def __init__(self, bundle: dict[str, Any], rpc: JsonRpc) -> None:
+    def __init__(
+        self, bundle: dict[str, Any], rpc: JsonRpc, leaves: list[dict[str, Any]] | None = None
+    ) -> None:
         self.b = bundle
         self.rpc = rpc
+        self.t: dict[str, Any] = bundle["transcript"]
+        self.signed = self.t.get("format") == TRANSCRIPT_FORMAT_2
+        self.engine_t = engine_transcript(self.t)
+        self.leaves = leaves if leaves is not None else bundle.get("batch_leaves")
         self.typed = bundle["result"]["typed_data"]
         self.msg: dict[str, Any] = self.typed["message"]
         self.domain: dict[str, Any] = self.typed["domain"]
@@ -102,16 +140,18 @@ class _Verifier:
 
     # checks
     def bundle_format(self) -> str:
+        expected = BUNDLE_FORMAT_2 if self.signed else BUNDLE_FORMAT
         _require(
-            self.b.get("format") == BUNDLE_FORMAT,
-            f"format is {self.b.get('format')!r}, expected {BUNDLE_FORMAT!r}",
+            self.b.get("format") == expected,
+            f"format is {self.b.get('format')!r}, expected {expected!r} for a "
+            f"{self.t.get('format')} transcript",
         )
         _require(self.typed.get("primaryType") == "MatchResult", "primaryType is not MatchResult")
         _require(
             self.typed.get("types", {}).get("MatchResult") == eip712.MATCH_RESULT_FIELDS,
             "the MatchResult type differs from MetaLedger's",
         )
-        return BUNDLE_FORMAT
+        return expected
 
     def chain_id(self) -> str:
         actual = self.rpc.chain_id()
@@ -164,6 +204,11 @@ class _Verifier:
         _require(
             merkle.verify(root, self.digest(), proof),
             "the proof does not lead from the digest to the bundle's root",
+        )
+        count, index = int(self.anchor["count"]), int(self.anchor["tree_index"])
+        _require(
+            count - 1 <= index <= 2 * count - 2 and len(proof) == (index + 1).bit_length() - 1,
+            f"tree_index {index} is no leaf of a {count}-leaf tree at the proof's depth {len(proof)}",
         )
         onchain = self.ledger.batch_root(batch_id)
         _require(onchain != ZERO32, f"batch {batch_id} is not anchored on-chain")
@@ -256,7 +301,7 @@ class _Verifier:
         )
         seed = derive_seed(*(entry["reveal"] for _who, entry in parties))
         _require(
-            int(self.b["transcript"]["seed"], 16) == seed and int(seeds["seed"], 16) == seed,
+            int(self.engine_t["seed"], 16) == seed and int(seeds["seed"], 16) == seed,
             "the transcript's (or the bundle's) seed is not derived from the reveals",
         )
         return "3 commits match the reveals, the signed seedCommitments and the transcript seed"
@@ -273,11 +318,11 @@ class _Verifier:
             )
             actual = deck_hash(game, deck["cards"])
             _require(
-                actual == self.msg[f"deck{i}"].lower(),
-                f"seat {i}'s deck list does not hash to the signed deck{i}",
+                actual == self.msg[f"deck{i}"].lower() and actual == deck["deck_hash"].lower(),
+                f"seat {i}'s deck list does not hash to the signed deck{i} (and its deck_hash)",
             )
             _require(
-                dict(deck["cards"]) == dict(self.b["transcript"]["decks"][i]),
+                dict(deck["cards"]) == dict(self.engine_t["decks"][i]),
                 f"seat {i}'s deck differs from the transcript's",
             )
         return "both deck lists hash to the signed deck0/deck1 and are the transcript's decks"
@@ -306,6 +351,10 @@ class _Verifier:
             # the operator's bot plays with the signer's address and holds no cards; the unsigned
             # is_bot flag alone never exempts a seat
             if player == to_checksum_address(self.b["result"]["signer"]):
+                _require(
+                    deck.get("is_bot") is True,
+                    f"seat {i} is the signer's but not marked as the bot",
+                )
                 bots.append(i)
                 continue
             _require(
@@ -345,22 +394,31 @@ class _Verifier:
     def transcript_hash(self) -> str:
         from engine import Transcript
 
-        t = Transcript.from_json(self.b["transcript"])
+        t = Transcript.from_json(self.engine_t)
         _require(
-            keccak(t.canonical_bytes()) == from_hex(self.msg["transcriptHash"]),
+            transcript_hash(self.t) == from_hex(self.msg["transcriptHash"]),
             "the transcript does not hash to the signed transcriptHash",
         )
         _require(
             t.game == self.msg["game"] and t.ruleset_version == self.msg["rulesetVersion"],
             "the transcript's game or ruleset is not the signed one",
         )
+        if self.signed:
+            _require(
+                self.t["match_id"].lower() == self.msg["matchId"].lower(),
+                "the signed transcript is for another match than the signed matchId",
+            )
+            return (
+                f"{len(t.actions)} actions and {len(self.t['entries'])} signed entries hash to "
+                "the signed transcriptHash"
+            )
         return f"{len(t.actions)} actions hash to the signed transcriptHash"
 
     def replay(self) -> str:
         from engine import replay
 
         try:
-            outcome = replay(self.b["transcript"])
+            outcome = replay(self.engine_t)
         except Exception as exc:  # engine errors name the action and rule
             raise CheckFailed(f"replay failed: {exc}") from exc
         _require(outcome.over, "the replayed match is not over")
@@ -380,26 +438,357 @@ class _Verifier:
             if outcome.winner is None
             else f"seat {outcome.winner} ({to_checksum_address(winner)}) wins"
         )
-        if outcome.end_reason != "rules":
+        if outcome.end_reason in ("resign", "timeout"):
             who += f" by the other seat's {outcome.end_reason}"
+        elif outcome.end_reason != "rules":
+            who += f" ({outcome.end_reason})"
+        _require(
+            self.b["result"]["end_reason"] == END_REASONS[outcome.end_reason],
+            f"the bundle's end_reason {self.b['result']['end_reason']!r} is not the replay's "
+            f"{END_REASONS[outcome.end_reason]!r}",
+        )
         return f"{outcome.actions} actions replayed: {who}, final state hash matches"
+
+    # checks of a signed transcript (format 2)
+    def _signed_only(self) -> None:
+        if not self.signed:
+            raise Informational(UNSIGNED)
+
+    def _entry_chain(self) -> EntryChain:
+        return EntryChain(
+            self.msg["matchId"], int(self.domain["chainId"]), self.domain["verifyingContract"]
+        )
+
+    def _signer(self) -> str:
+        return str(to_checksum_address(self.b["result"]["signer"]))
+
+    def _authorization(self, seat: dict[str, Any]) -> SeatAuthorization:
+        return SeatAuthorization(
+            match_id=self.msg["matchId"],
+            game=self.msg["game"],
+            ruleset_version=self.msg["rulesetVersion"],
+            seat=int(seat["seat"]),
+            deck_hash=seat["deck_hash"],
+            seed_commit=seat["seed_commit"],
+            session_key=seat["session_key"],
+            expiry=int(seat["expiry"]),
+        )
+
+    def _seat_digest(self, seat: dict[str, Any]) -> bytes:
+        return eip712.digest(
+            self._authorization(seat),
+            int(self.domain["chainId"]),
+            self.domain["verifyingContract"],
+        )
+
+    def seat_authorizations(self) -> str:
+        self._signed_only()
+        seats = self.t["seats"]
+        started = self.rpc.block(int(self.msg["ownershipBlock"]))
+        _require(started is not None, "the ownership block is not on this chain")
+        assert started is not None
+        start_time = int(started["timestamp"], 16)
+        anchored_at = self.event().block_number
+        said: list[str] = []
+        for i, seat in enumerate(seats):
+            player = to_checksum_address(self.msg[f"player{i}"])
+            _require(int(seat["seat"]) == i, "seat authorizations are listed by seat")
+            _require(
+                to_checksum_address(seat["player"]) == player,
+                f"seat {i}'s authorization is not the signed player{i}'s",
+            )
+            _require(
+                seat["deck_hash"].lower() == self.msg[f"deck{i}"].lower(),
+                f"seat {i}'s authorization names another deck than the signed deck{i}",
+            )
+            _require(
+                seat["seed_commit"].lower() == self.b["seeds"]["players"][i]["commit"].lower(),
+                f"seat {i}'s authorization names another seed commitment than the bundle's",
+            )
+            _require(
+                int(seat["expiry"]) >= start_time,
+                f"seat {i}'s authorization expired ({seat['expiry']}) before the match started "
+                f"(block {self.msg['ownershipBlock']} at {start_time})",
+            )
+            digest = self._seat_digest(seat)
+            signature = from_hex(seat["signature"], "signature")
+            if player == self._signer():
+                _require(
+                    seat["by_bot"] is True, f"seat {i} is the signer's but not marked as the bot"
+                )
+                _require(
+                    recover_low_s_signer(digest, signature) == player
+                    and to_checksum_address(seat["session_key"]) == player,
+                    f"the bot seat {i}'s authorization is not the signer's own",
+                )
+                said.append(f"seat {i} the operator's bot")
+                continue
+            _require(not seat["by_bot"], f"seat {i} is marked as the bot but is {player}'s")
+            if len(signature) == 65 and _recovers(digest, signature) == player:
+                said.append(f"seat {i} {player} (EOA)")
+                continue
+            _require(
+                bool(self.rpc.code(player, anchored_at))
+                and eip1271_accepts(self.rpc, player, digest, signature, anchored_at),
+                f"seat {i}'s authorization is not signed by {player} (neither its key nor, by "
+                f"EIP-1271 at the anchoring block {anchored_at}, its contract)",
+            )
+            said.append(f"seat {i} {player} (EIP-1271 at block {anchored_at})")
+        return (
+            "; ".join(said)
+            + f"; for this match, game, ruleset, deck and seed commitment, valid at the start ({start_time})"
+        )
+
+    def player_signatures(self) -> str:
+        import json
+
+        from engine import Action, IllegalAction, get_game
+
+        self._signed_only()
+        seats = self.t["seats"]
+        entries = self.t["entries"]
+        chain = self._entry_chain()
+        signer = self._signer()
+        digests = (self._seat_digest(seats[0]), self._seat_digest(seats[1]))
+        seed = int(self.engine_t["seed"], 16)
+        prev = genesis_hash(self.msg["matchId"], digests, seed)
+        _require(
+            from_hex(self.t["genesis_hash"]) == prev,
+            "the genesis hash does not bind this match, both seat authorizations and the seed",
+        )
+        actions = self.engine_t["actions"]
+        forfeit = self.engine_t.get("forfeit")
+        _require(
+            len(entries) == len(actions) + (1 if forfeit else 0),
+            f"{len(entries)} entries for {len(actions)} actions"
+            + (" and a forfeit" if forfeit else ""),
+        )
+        bots = {i for i, s in enumerate(seats) if s["by_bot"]}
+        game = get_game(self.engine_t["game"])
+        state = game.new_match(
+            (self.engine_t["decks"][0], self.engine_t["decks"][1]),
+            seed,
+            {**game.default_options, **self.engine_t["options"]},
+        )
+        signed = [0, 0]
+        for k, entry in enumerate(entries):
+            seat = int(entry["seat"])
+            name = f"entry {k} (seat {seat}, {entry['action']})"
+            _require(int(entry["index"]) == k, f"entry indexes are not contiguous at {name}")
+            expected = chain.entry_hash(
+                seat, k, prev, entry["action"], from_hex(entry["salt"], "salt")
+            )
+            _require(
+                from_hex(entry["entry_hash"]) == expected,
+                f"{name}: its hash is not its MatchAction's digest after the previous entry "
+                "(the hash chain is broken)",
+            )
+            _require(
+                _recovers(chain.receipt_digest(k, expected), from_hex(entry["receipt"])) == signer,
+                f"{name}: the receipt is not the signer's",
+            )
+            prev = expected
+            if k < len(actions):
+                _require(
+                    seat == state.current_player,
+                    f"{name}: it is seat {state.current_player}'s move there",
+                )
+                if entry["by_bot"]:
+                    _require(
+                        seat in bots, f"{name}: marked as the bot's, but seat {seat} is a player's"
+                    )
+                    _require(entry["signature"] is None, f"{name}: a bot entry carries a signature")
+                    _require(
+                        entry["action"] == canonical_action(actions[k]),
+                        f"{name}: the bot's entry is not the transcript's action {actions[k]}",
+                    )
+                else:
+                    _require(
+                        seat not in bots, f"{name}: the bot seat's move is not marked as the bot's"
+                    )
+                    self._player_signed(name, seats[seat], expected, entry)
+                    move = entry["action"]
+                    _require(
+                        move.count("[") == 1 and move.startswith("[") and move.endswith("]"),
+                        f"{name}: a move is a flat JSON list",
+                    )
+                    try:
+                        meant = state.resolve(json.loads(move), seat).to_json()
+                    except (IllegalAction, ValueError) as exc:
+                        raise CheckFailed(
+                            f"{name}: the signed move does not resolve: {exc}"
+                        ) from None
+                    _require(
+                        meant == list(actions[k]),
+                        f"{name}: the player signed {move} (action {meant}), the transcript "
+                        f"has {actions[k]}",
+                    )
+                    signed[seat] += 1
+                state.apply(Action.from_json(list(actions[k])))
+            else:
+                self._forfeit_entry(name, entry, forfeit, seats, bots, expected)
+                if entry["signature"] is not None:
+                    signed[seat] += 1
+        humans = [i for i in range(2) if i not in bots]
+        parts = [f"seat {i}: {signed[i]} moves signed by its session key" for i in humans]
+        bot_moves = sum(1 for e in entries if e["by_bot"])
+        parts += [f"seat {i}: {bot_moves} moves of the operator's bot (its word)" for i in bots]
+        if forfeit is not None and forfeit["reason"] == "timeout":
+            parts.append(f"the timeout of seat {forfeit['player']} is the operator's word")
+        return (
+            f"{sum(signed)} player moves checked; "
+            + "; ".join(parts)
+            + f"; {len(entries)} entries chained from the genesis hash, each receipted by {signer}"
+        )
+
+    def _player_signed(
+        self, name: str, seat: dict[str, Any], entry_hash: bytes, entry: dict[str, Any]
+    ) -> None:
+        _require(entry["signature"] is not None, f"{name}: a player's move without its signature")
+        try:
+            by = recover_low_s_signer(entry_hash, entry["signature"])
+        except InvalidInput as exc:
+            raise CheckFailed(f"{name}: {exc.detail}") from None
+        _require(
+            by == to_checksum_address(seat["session_key"]),
+            f"{name}: the signature is not by seat {seat['seat']}'s session key "
+            f"{to_checksum_address(seat['session_key'])} (it recovers to {by})",
+        )
+
+    def _forfeit_entry(
+        self,
+        name: str,
+        entry: dict[str, Any],
+        forfeit: dict[str, Any] | None,
+        seats: list[dict[str, Any]],
+        bots: set[int],
+        entry_hash: bytes,
+    ) -> None:
+        _require(forfeit is not None, f"{name}: an entry after the last action without a forfeit")
+        assert forfeit is not None
+        seat = int(entry["seat"])
+        _require(
+            seat == int(forfeit["player"]) and not entry["by_bot"],
+            f"{name}: the forfeit is seat {forfeit['player']}'s",
+        )
+        if forfeit["reason"] == "resign":
+            _require(
+                entry["action"] == RESIGN_ACTION,
+                f"{name}: the resignation entry is {RESIGN_ACTION}",
+            )
+            _require(seat not in bots, f"{name}: the bot does not resign")
+            self._player_signed(name, seats[seat], entry_hash, entry)
+        else:
+            _require(
+                entry["action"] == TIMEOUT_ACTION, f"{name}: the timeout entry is {TIMEOUT_ACTION}"
+            )
+            _require(entry["signature"] is None, f"{name}: a timeout is the operator's, unsigned")
+
+    def players_acknowledged(self) -> str:
+        self._signed_only()
+        seats = self.t["seats"]
+        entries = self.t["entries"]
+        chain = self._entry_chain()
+        final = from_hex(entries[-1]["entry_hash"]) if entries else from_hex(self.t["genesis_hash"])
+        digest = chain.end_digest(len(entries), final)
+        acks = {int(a["seat"]): a["signature"] for a in self.b["acknowledgements"]}
+        humans = [i for i, s in enumerate(seats) if not s["by_bot"]]
+        said = []
+        for i in humans:
+            if i in acks:
+                _require(
+                    _recovers(digest, from_hex(acks[i]))
+                    == to_checksum_address(seats[i]["session_key"]),
+                    f"seat {i}'s acknowledgement is not its session key's MatchEnd of these "
+                    f"{len(entries)} entries",
+                )
+                said.append(f"seat {i} signed the end ({len(entries)} entries)")
+                continue
+            last = max(
+                (k for k, e in enumerate(entries) if int(e["seat"]) == i and e["signature"]),
+                default=-1,
+            )
+            after = len(entries) - 1 - last
+            said.append(
+                f"seat {i} did not acknowledge: "
+                + (
+                    f"entries {last + 1}–{len(entries) - 1} after its last signature are the operator's word"
+                    if after
+                    else "its last signature covers every entry"
+                )
+            )
+        _require(set(acks) <= set(humans), "an acknowledgement for the bot's seat")
+        count = sum(1 for i in humans if i in acks)
+        raise Informational(f"{count}/{len(humans)}: " + "; ".join(said))
+
+    def batch_leaves(self) -> str:
+        if self.leaves is None:
+            raise Informational(
+                "not checked: no leaf list (a format-1 bundle; pass --api URL to read GET /batches/{id})"
+            )
+        chain_id, contract = int(self.domain["chainId"]), self.domain["verifyingContract"]
+        digests = []
+        mine = self.digest()
+        match_id = self.msg["matchId"].lower()
+        for leaf in self.leaves:
+            message = leaf["result"]
+            struct = eip712.MatchResult.from_message(message)
+            digests.append(eip712.result_digest(struct, chain_id, contract))
+            if message["matchId"].lower() == match_id:
+                _require(
+                    digests[-1] == mine,
+                    f"another result for match {match_id} is in batch {self.anchor['batch_id']}",
+                )
+        _require(digests.count(mine) == 1, "the result is not exactly once in the leaf list")
+        _require(
+            len(digests) == int(self.anchor["count"]), "the leaf list is not the batch's count"
+        )
+        tree = merkle.build(digests)
+        batch_id = int(self.anchor["batch_id"])
+        _require(
+            tree.root == self.ledger.batch_root(batch_id),
+            f"the leaf list does not recompute batch {batch_id}'s on-chain root",
+        )
+        _require(
+            tree.tree_index[digests.index(mine)] == int(self.anchor["tree_index"]),
+            "the bundle's tree_index is not the result's place in the tree",
+        )
+        return (
+            f"{len(digests)} leaves recompute batch {batch_id}'s on-chain root; no other leaf "
+            f"carries match {match_id}"
+        )
+
+
+def _recovers(digest: bytes, signature: bytes) -> str | None:
+    """The signer of a 65-byte low-s signature, or None when it is none."""
+    try:
+        return recover_low_s_signer(digest, signature)
+    except InvalidInput:
+        return None
 
 
 def verify_bundle(
-    bundle: dict[str, Any], rpc_url: str, *, max_log_range: int = 2000
+    bundle: dict[str, Any],
+    rpc_url: str,
+    *,
+    max_log_range: int = 2000,
+    leaves: list[dict[str, Any]] | None = None,
 ) -> list[Check]:
     """Run every check on `bundle` against the chain at `rpc_url`; one Check per name in CHECKS.
     Events are read from the blocks MatchLedger recorded for their batches; only a first-release
-    MatchLedger needs a scan, in chunks of at most `max_log_range` blocks."""
+    MatchLedger needs a scan, in chunks of at most `max_log_range` blocks. `leaves` is the
+    batch's leaf list when it comes from elsewhere than the bundle (`GET /batches/{id}`)."""
     with JsonRpc(rpc_url, max_log_range=max_log_range) as rpc:
         rpc.chain_id()  # ServiceUnavailable (one line) when the RPC does not answer
-        return _run_checks(bundle, rpc)
+        return _run_checks(bundle, rpc, leaves)
 
 
-def _run_checks(bundle: dict[str, Any], rpc: JsonRpc) -> list[Check]:
+def _run_checks(
+    bundle: dict[str, Any], rpc: JsonRpc, leaves: list[dict[str, Any]] | None = None
+) -> list[Check]:
     try:
         check_shape(bundle)
-        verifier = _Verifier(bundle, rpc)
+        verifier = _Verifier(bundle, rpc, leaves)
     except (InvalidInput, KeyError, TypeError, AttributeError, ValueError) as exc:
         reason = exc.detail if isinstance(exc, InvalidInput) else f"malformed bundle: {exc!r}"
         return [Check("bundle-format", False, reason)] + [
@@ -410,6 +799,8 @@ def _run_checks(bundle: dict[str, Any], rpc: JsonRpc) -> list[Check]:
         fn: Callable[[], str] = getattr(verifier, name.replace("-", "_"))
         try:
             out.append(Check(name, True, fn()))
+        except Informational as exc:
+            out.append(Check(name, True, str(exc), info=True))
         except CheckFailed as exc:
             out.append(Check(name, False, str(exc)))
         except ServiceUnavailable:

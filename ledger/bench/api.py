@@ -7,7 +7,12 @@ Phases (run twice against the same API process; the RSS after each run shows any
 2. closed loop: `clients` clients register decks back to back -> deck_verify_max_per_s;
 3. bot matches driven through HTTP by a few clients (random legal moves vs the random bot)
    -> actions_per_s (player actions submitted over HTTP per second) and
-   engine_actions_per_s (including the bot's replies applied in the same requests).
+   engine_actions_per_s (including the bot's replies applied in the same requests);
+4. right after, in the same run: matches between two wallets (pairs of the same number of
+   clients), every move signed by its session key, checked, stored and receipted (each
+   receipt checked by the client) -> signed_actions_per_s.
+Every human move is signed since issue 13, the bot matches' too: `actions_per_s` is the
+bot-match figure of before, `signed_actions_per_s` the human-vs-human one.
 """
 
 from __future__ import annotations
@@ -15,7 +20,6 @@ from __future__ import annotations
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -25,7 +29,7 @@ from typing import Any
 
 import httpx
 
-from ledger.bench.waiting import wait_for_health
+from ledger.bench.waiting import start_api
 
 GAME = "metax"
 ACTION_CLIENTS = 4
@@ -66,9 +70,8 @@ class _Stack:
         from ledger.db.migrations import upgrade
         from ledger.devstack.anvil import start_anvil
         from ledger.devstack.deploy import deploy_from_settings, seed_demo
-        from ledger.devstack.ports import free_port
         from ledger.protocol.tokenids import token_id
-        from ledger.settings import ANVIL_DEV_KEYS, child_environment
+        from ledger.settings import ANVIL_DEV_KEYS
 
         self.anvil = start_anvil(log_file=self.tmp / "anvil.log")
         deployment = deploy_from_settings(self.anvil.w3, self.anvil.rpc_url)
@@ -85,40 +88,15 @@ class _Stack:
         self.deck = deck
         db_url = f"sqlite:///{self.tmp / 'bench.db'}"
         upgrade(db_url)
-        port = free_port()
-        self.url = f"http://127.0.0.1:{port}"
-        env = child_environment(
+        self.api, self.url = start_api(
+            self.tmp,
             rpc_url=self.anvil.rpc_url,
             database_url=db_url,
             deployment_file=str(self.tmp / "deployment.json"),
             data_dir=str(self.tmp),
-            api_port=str(port),
-            siwe_domain=f"127.0.0.1:{port}",
             # every bench wallet signs in from this one address
             sign_in_rate_limit=str(1_000_000),
         )
-        with (self.tmp / "api.log").open("ab") as log:
-            self.api = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "uvicorn",
-                    "api.app:app",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(port),
-                    "--log-level",
-                    "warning",
-                    "--no-access-log",
-                ],
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-            )
-        # answering is enough: no broker or worker runs here, so /healthz says 503
-        wait_for_health(self.api, self.url, self.tmp / "api.log", statuses=(200, 503))
 
     def stop(self) -> None:
         if self.api is not None and self.api.poll() is None:
@@ -273,7 +251,7 @@ def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
             if final == "finished":
                 finished[k] += 1
             else:
-                player.call("POST", f"/matches/{match['id']}/resign")
+                player.resign(match["id"])
 
     t0 = time.perf_counter()
     threads = [threading.Thread(target=loop, args=(k,)) for k in range(len(keys))]
@@ -291,6 +269,67 @@ def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
     }
 
 
+def _duels(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
+    """Pairs of wallets play each other: each move signed, each receipt checked."""
+    from ledger.client.api import ApiPlayer
+
+    players: list[tuple[ApiPlayer, str]] = []
+    for key in keys:  # sign in and register one deck each, outside the measured window
+        player = ApiPlayer(httpx.Client(base_url=url, timeout=60), key)
+        player.sign_in()
+        deck = player.pick_deck(GAME)
+        players.append((player, player.call("POST", "/decks", {"game": GAME, "cards": deck})["id"]))
+    pairs = [(players[k], players[k + 1]) for k in range(0, len(players) - 1, 2)]
+    sent = [0] * len(pairs)
+    finished = [0] * len(pairs)
+    stop_at = time.perf_counter() + seconds
+
+    def loop(k: int) -> None:
+        (a, deck_a), (b, deck_b) = pairs[k]
+        while time.perf_counter() < stop_at:
+            created = a.call("POST", "/matches", {"game": GAME, "deck_id": deck_a})
+            joined = b.call("POST", f"/matches/{created['id']}/join", {"deck_id": deck_b})
+            secrets_ = [a.commit(joined), b.commit(joined)]
+            a.reveal(joined["id"], secrets_[0])
+            match = b.reveal(joined["id"], secrets_[1])
+            seats = {0: a, 1: b}
+            mover, legal = seats[match["current_player"]], None
+            version, head, status = match["version"], match["head_hash"], match["status"]
+            while status == "active" and time.perf_counter() < stop_at:
+                if legal is None:
+                    seen = mover.call("GET", f"/matches/{joined['id']}/view")
+                    legal = seen["legal_actions"]
+                choice = legal[mover.rng.randrange(len(legal))]
+                out = mover.send(joined["id"], choice["action"], version, head)
+                sent[k] += 1
+                version, head, status = out["version"], out["head_hash"], out["status"]
+                if out["your_turn"]:
+                    legal = out["legal_actions"]
+                else:
+                    mover, legal = (
+                        seats[out["current_player"]] if status == "active" else mover,
+                        None,
+                    )
+            if status == "finished":
+                finished[k] += 1
+            else:
+                mover.resign(joined["id"])
+
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=loop, args=(k,)) for k in range(len(pairs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    for player, _ in players:
+        player.http.close()
+    return {
+        "signed_actions_per_s": round(sum(sent) / elapsed, 1),
+        "signed_matches_finished": sum(finished),
+    }
+
+
 def run(
     seconds: float = 30.0,
     rate: float = 100.0,
@@ -299,7 +338,7 @@ def run(
     rounds: int = 2,
 ) -> dict[str, Any]:
     """Run the benchmark (`rounds` times against one API process) and return its figures."""
-    stack = _Stack(wallets, ACTION_CLIENTS)
+    stack = _Stack(wallets, 2 * ACTION_CLIENTS)
     try:
         stack.start()
         assert stack.api is not None
@@ -309,7 +348,11 @@ def run(
         for _ in range(rounds):
             out = _open_loop(stack.url, tokens, stack.deck, seconds, rate)
             out |= _closed_loop(stack.url, tokens, stack.deck, clients, min(seconds, 10.0))
-            out |= _bot_matches(stack.url, stack.match_keys, min(seconds, 15.0))
+            out |= _bot_matches(stack.url, stack.match_keys[:ACTION_CLIENTS], min(seconds, 15.0))
+            out |= _duels(stack.url, stack.match_keys[ACTION_CLIENTS:], min(seconds, 15.0))
+            out["signed_vs_actions_ratio"] = round(
+                out["signed_actions_per_s"] / out["actions_per_s"], 3
+            )
             rss.append(round(_rss_mb(stack.api.pid), 1))
         out["api_rss_mb"] = rss[-1]
         out["api_rss_first_run_mb"] = rss[0]

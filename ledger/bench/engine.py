@@ -88,7 +88,7 @@ def run(game: str = "metax", seconds: float = 10.0) -> dict[str, Any]:
 def _mid_state_bytes(t: Transcript) -> int:
     """Size of the canonical JSON of the state halfway through a recorded match."""
     g = get_game(t.game)
-    state = g.new_match((t.decks[0], t.decks[1]), t.seed, t.options)
+    state = g.new_match((t.decks[0], t.decks[1]), t.seed, t.options, t.ruleset_version)
     for raw in t.actions[: len(t.actions) // 2]:
         state.apply(Action(raw[0], tuple(raw[1:])))
     return len(canonical_json(state.to_json()))

@@ -19,6 +19,11 @@ def card_designs(db: Session, game: str) -> Sequence[CardDesign]:
     ).all()
 
 
+def card_design(db: Session, token_id: str) -> CardDesign | None:
+    """The card design of a token id (0x-hex, lower case)."""
+    return db.get(CardDesign, token_id)
+
+
 def all_card_designs(db: Session) -> Sequence[CardDesign]:
     """Every card design of every game."""
     return db.exec(select(CardDesign).order_by(col(CardDesign.game), col(CardDesign.card_id))).all()

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from eth_utils import is_address, to_checksum_address
 from sqlmodel import Session
 
 from engine import Game, game_names, get_game
 from ledger.catalogue import repository as repo
 from ledger.db.models import CardDesign
-from ledger.errors import ConfigurationError, InvalidInput, NotFound
-from ledger.protocol.tokenids import token_id, token_id_hex
+from ledger.errors import ConfigurationError, NotFound
+from ledger.protocol.addresses import parse_address
+from ledger.protocol.tokenids import image_url, metadata_url, token_id, token_id_hex
 from ledger.runtime.context import Context
 
 
@@ -89,10 +89,9 @@ def collection(
 ) -> tuple[int, str, list[Holding]]:
     """The cards `address` holds: from the indexer's balances when it has run (`source` "auto"
     or "indexer"), else one balanceOfBatch over every design at the latest block ("chain").
-    Returns (block number, source used, holdings with a positive balance)."""
-    if not is_address(address):
-        raise InvalidInput(f"{address!r} is not an address", field="address")
-    owner = to_checksum_address(address)
+    Returns (block number, source used, holdings with a positive balance). A mixed-case
+    address with a wrong EIP-55 checksum is refused (InvalidInput naming `address`)."""
+    owner = parse_address(address, "address")
     if game:
         load_game(game)
     if source != "chain":
@@ -120,6 +119,12 @@ def collection(
             if b > 0
         ],
     )
+
+
+def card_links(base_url: str, token_id_hex: str) -> dict[str, str]:
+    """A card's ERC-1155 metadata URL (what `CardToken.uri(id)` resolves to) and its face."""
+    value = int(token_id_hex, 16)
+    return {"metadata_url": metadata_url(base_url, value), "image_url": image_url(base_url, value)}
 
 
 def game_summary(game: Game) -> dict[str, Any]:

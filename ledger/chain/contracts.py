@@ -313,13 +313,16 @@ class MatchLedger:
         return None
 
 
-def eip1271_accepts(rpc: JsonRpc, wallet: str, digest: bytes, signature: bytes) -> bool:
-    """EIP-1271: whether contract `wallet` accepts `signature` over `digest`: True only for the
-    magic value returned as an ABI-encoded bytes4; False when the wallet reverts or returns
-    anything else. A node that fails is an error (ServiceUnavailable, ChainError), not a "no"."""
+def eip1271_accepts(
+    rpc: JsonRpc, wallet: str, digest: bytes, signature: bytes, block: BlockId = "latest"
+) -> bool:
+    """EIP-1271: whether contract `wallet` accepts `signature` over `digest` (at `block`): True
+    only for the magic value returned as an ABI-encoded bytes4; False when the wallet reverts or
+    returns anything else. A node that fails is an error (ServiceUnavailable, ChainError), not a
+    "no"."""
     calldata = IS_VALID_SIGNATURE + encode(["bytes32", "bytes"], [digest, signature])
     try:
-        data = rpc.eth_call(to_checksum_address(wallet), calldata)
+        data = rpc.eth_call(to_checksum_address(wallet), calldata, block)
     except RpcError as exc:
         if exc.revert_data is not None or "revert" in exc.message.lower():
             return False  # the wallet said no

@@ -16,6 +16,11 @@ from typer.core import TyperGroup
 COMMANDS: dict[str, tuple[str, str, str | None]] = {
     "verify": ("ledger.cli.audit", "verify", None),
     "play": ("ledger.cli.play", "play", None),
+    "trade": (
+        "ledger.cli.trade",
+        "app",
+        "Trade cards through the offer book: list, offer, fill, cancel, history.",
+    ),
     "doctor": ("ledger.cli.doctor", "doctor", None),
     "run": ("ledger.cli.stack", "run", None),
     "api": ("ledger.cli.stack", "api", None),

@@ -34,6 +34,36 @@ def bench_engine(
     _emit(bench.run(game=game, seconds=seconds), as_json)
 
 
+@app.command("balance")
+def bench_balance(
+    games: int = typer.Option(
+        2000, help="matches per game and bot pair (seats swapped every other)"
+    ),
+    jobs: int = typer.Option(1, help="worker processes"),
+    game: str = typer.Option("", help="only this game (default: every game)"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Starter deck against starter deck, random-vs-random and greedy-vs-greedy, per game."""
+    from ledger.bench import balance as bench
+
+    _emit(bench.run(games=games, jobs=jobs, only=game or None), as_json)
+
+
+@app.command("fuzz-engine")
+def bench_fuzz_engine(
+    games: int = typer.Option(100, help="random matches per game"),
+    first: int = typer.Option(0, help="index (and seed) of the first match: runs split in ranges"),
+    jobs: int = typer.Option(1, help="worker processes"),
+    game: str = typer.Option("", help="only this game (default: every game)"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Random matches of every game with every invariant checked after every action: clone,
+    hash and JSON round trips, legal actions, observations and moves, card counts, replay."""
+    from ledger.bench import fuzz_engine as bench
+
+    _emit(bench.run(games=games, jobs=jobs, only=game or None, first=first), as_json)
+
+
 @app.command("gas")
 def bench_gas(as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
     """Deploy to a fresh Anvil and measure gas of the main contract operations."""
@@ -95,3 +125,16 @@ def bench_scale(
         bench.run(results=results, api_processes=api_processes, workers=workers, players=players),
         as_json,
     )
+
+
+@app.command("trade")
+def bench_trade(
+    offers: int = typer.Option(10_000, help="signed offers posted before the list is timed"),
+    requests: int = typer.Option(2_000, help="GET /offers requests timed, one at a time"),
+    clients: int = typer.Option(8, help="concurrent clients posting offers"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """The offer book on a real Anvil: offers created per second, GET /offers p99 latency."""
+    from ledger.bench import trade as bench
+
+    _emit(bench.run(offers=offers, requests=requests, clients=clients), as_json)

@@ -203,3 +203,44 @@ def signer_list(data_dir: DataDir = None) -> None:
         changes = [f"added at {b}" for b in record.added_at]
         changes += [f"removed at {b}" for b in record.removed_at]
         typer.echo(f"{state} {record.signer}  ({', '.join(changes)})")
+
+
+@app.command("set-uri")
+def set_uri(
+    base_url: str | None = typer.Option(
+        None,
+        help="the API's public URL (default: METALEDGER_PUBLIC_BASE_URL, or the running stack's API)",
+    ),
+    data_dir: DataDir = None,
+) -> None:
+    """Point CardToken's metadata URI (`uri()`) at <base-url>/cards/{id}.json (publisher key)."""
+    from web3 import Web3
+
+    from ledger.chain.deployment import Deployment
+    from ledger.devstack.deploy import ensure_token_uri
+    from ledger.devstack.stackinfo import find_stack
+    from ledger.keys.roles import Role, load_signer
+    from ledger.protocol.tokenids import metadata_uri_template
+
+    use_data_dir(data_dir)
+    settings = get_settings()
+    base_url = base_url or settings.public_base_url
+    rpc_url = settings.rpc_url
+    try:
+        stack = find_stack(settings)
+    except ConfigurationError:
+        stack = None
+    if stack is not None:
+        base_url = base_url or stack.api_url
+        if "rpc_url" not in settings.model_fields_set:
+            rpc_url = stack.rpc_url
+    if base_url is None:
+        raise ConfigurationError(
+            "no running stack here: give --base-url or set METALEDGER_PUBLIC_BASE_URL"
+        )
+    deployment = Deployment.load(settings.resolved_deployment_file)
+    uri = metadata_uri_template(base_url)
+    w3 = Web3(Web3.HTTPProvider(rpc_url, request_kwargs={"timeout": 30}))
+    publisher = load_signer(settings, Role.PUBLISHER, int(w3.eth.chain_id))
+    sent = ensure_token_uri(w3, deployment, publisher, uri)
+    typer.echo(f"card metadata URI {'set to' if sent else 'is already'} {uri}")

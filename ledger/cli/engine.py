@@ -1,4 +1,5 @@
-"""`metaledger engine ...` commands: play a bot match, replay a transcript, run scenarios."""
+"""`metaledger engine ...` commands: play a bot match, replay a transcript, run scenarios, print
+the card texts."""
 
 from __future__ import annotations
 
@@ -96,6 +97,18 @@ def _summary(view: dict[str, Any]) -> str:
             if stats:
                 parts.append(f"P{i}: {stats}")
     return f"[dim]({'; '.join(parts)})[/dim]" if parts else ""
+
+
+@app.command("cards")
+def cards(
+    markdown: bool = typer.Option(False, "--markdown", help="print docs/cards.md"),
+) -> None:
+    """Every card with an effect, its printed text beside its compiled effect (docs/cards.md)."""
+    from engine import cards_markdown, game_names, get_game
+
+    if not markdown:
+        _fail("say --markdown (the one output this command has)")
+    typer.echo(cards_markdown([get_game(name) for name in game_names()]), nl=False)
 
 
 @app.command("replay")

@@ -1,5 +1,6 @@
-"""An HTTP client of the MetaLedger API for one wallet: EIP-4361 sign-in, decks, bot matches.
-`metaledger play`, the benchmarks and the tests drive the API through it."""
+"""An HTTP client of the MetaLedger API for one wallet: EIP-4361 sign-in, decks, signed matches
+(a session key per match: `ledger.client.session`). `metaledger play`, the benchmarks and the
+tests drive the API through it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from ledger.client.session import MatchSession
 from ledger.errors import MetaLedgerError, ServiceUnavailable
 
 
@@ -45,6 +47,9 @@ class ApiPlayer:
     token: str = ""
     address: str = ""
     rng: Any = field(default_factory=lambda: secrets.SystemRandom())
+    #: match id -> this wallet's session in it
+    sessions: dict[str, MatchSession] = field(default_factory=dict)
+    operator: str = ""
 
     def call(
         self, method: str, path: str, json: Any = None, ok: tuple[int, ...] = (200, 201, 204)
@@ -101,23 +106,65 @@ class ApiPlayer:
                 return dict(deck)
         return dict(info["starter_decks"][0])  # let the API say which cards are missing
 
+    def commit(self, match: dict[str, Any]) -> bytes:
+        """Open a session for this wallet's seat of `match` (its MatchOut) and commit a fresh
+        seed secret with the seat authorization; returns the secret."""
+        from eth_utils import keccak
+
+        seat = next(s["seat"] for s in match["seats"] if s["address"] == self.address)
+        self.operator = match["receipt_signer"]
+        session = MatchSession(self.key, match, seat, self.operator)
+        self.sessions[match["id"]] = session
+        secret = secrets.token_bytes(32)
+        body = session.authorization("0x" + keccak(secret).hex())
+        self.call("POST", f"/matches/{match['id']}/commit", body)
+        return secret
+
+    def reveal(self, match_id: str, secret: bytes) -> dict[str, Any]:
+        """Reveal the seed secret; returns the match."""
+        return dict(
+            self.call("POST", f"/matches/{match_id}/reveal", {"secret": "0x" + secret.hex()})
+        )
+
     def start_bot_match(
         self, game: str, deck: dict[str, int], bot: str, deck_id: str | None = None
     ) -> dict[str, Any]:
         """Register the deck (unless `deck_id` names a commitment of it), create a bot match,
-        commit and reveal a seed secret."""
-        from eth_utils import keccak
-
+        commit (with the seat authorization) and reveal a seed secret."""
         if deck_id is None:
             deck_id = self.call("POST", "/decks", {"game": game, "cards": deck})["id"]
         match = self.call(
             "POST", "/matches", {"game": game, "deck_id": deck_id, "opponent": "bot", "bot": bot}
         )
-        secret = secrets.token_bytes(32)
-        self.call("POST", f"/matches/{match['id']}/commit", {"commit": "0x" + keccak(secret).hex()})
-        return dict(
-            self.call("POST", f"/matches/{match['id']}/reveal", {"secret": "0x" + secret.hex()})
+        return self.reveal(match["id"], self.commit(match))
+
+    def send(self, match_id: str, action: list[Any], version: int, head: str) -> dict[str, Any]:
+        """Submit `action` signed by this wallet's session key; checks every receipt."""
+        session = self.sessions[match_id]
+        out = dict(
+            self.call("POST", f"/matches/{match_id}/actions", session.move(action, version, head))
         )
+        for entry in out["applied"]:
+            session.check(entry)
+        return out
+
+    def resign(self, match_id: str) -> dict[str, Any]:
+        """Resign (signed when the match is active; its receipt checked)."""
+        match = self.call("GET", f"/matches/{match_id}")
+        session = self.sessions.get(match_id)
+        body = None
+        if match["status"] == "active" and session is not None:
+            body = session.resignation(match["entries"], match["head_hash"])
+        out = dict(self.call("POST", f"/matches/{match_id}/resign", body))
+        if body is not None and session is not None and out["forfeit_entry"] is not None:
+            session.check(out["forfeit_entry"])
+        return out
+
+    def acknowledge(self, match_id: str) -> dict[str, Any]:
+        """Sign the end of a finished match with the session key (MatchEnd)."""
+        finished = self.call("GET", f"/matches/{match_id}")
+        body = self.sessions[match_id].acknowledgement(finished)
+        return dict(self.call("POST", f"/matches/{match_id}/acknowledge", body))
 
     def play(
         self,
@@ -131,8 +178,12 @@ class ApiPlayer:
         and until `time.perf_counter()` reaches `stop_at` when given); returns (status, actions
         sent). `on_action(choice, answer)` sees every submission."""
 
+        head = ""
+
         def view() -> tuple[list[dict[str, Any]], int, str]:
+            nonlocal head
             seen = self.call("GET", f"/matches/{match_id}/view")
+            head = seen["match"]["head_hash"]
             return seen["legal_actions"], seen["match"]["version"], seen["match"]["status"]
 
         legal, version, status = view()
@@ -144,15 +195,12 @@ class ApiPlayer:
                 legal, version, status = view()
                 continue
             choice = legal[self.rng.randrange(len(legal))]
-            out = self.call(
-                "POST",
-                f"/matches/{match_id}/actions",
-                {"action": choice["action"], "version": version},
-            )
+            out = self.send(match_id, choice["action"], version, head)
             sent += 1
             if on_action is not None:
                 on_action(choice, out)
             legal, version, status = out["legal_actions"], out["version"], out["status"]
+            head = out["head_hash"]
         return status, sent
 
     def play_to_end(
@@ -161,6 +209,9 @@ class ApiPlayer:
         max_actions: int = 100_000,
         on_action: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
     ) -> tuple[dict[str, Any], int]:
-        """Play random legal actions until the match ends; returns (the match, actions sent)."""
-        _status, sent = self.play(match_id, max_actions=max_actions, on_action=on_action)
+        """Play random legal actions until the match ends, then acknowledge it; returns (the
+        match, actions sent)."""
+        status, sent = self.play(match_id, max_actions=max_actions, on_action=on_action)
+        if status == "finished":
+            return self.acknowledge(match_id), sent
         return dict(self.call("GET", f"/matches/{match_id}")), sent

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from web3.contract import Contract
     from web3.types import TxReceipt
 
+#: CardToken's metadata URI when none is given: the API's default address (`deploy_from_settings`
+#: uses METALEDGER_PUBLIC_BASE_URL; `ensure_token_uri` moves it to where the API really answers)
 DEFAULT_TOKEN_URI = "http://127.0.0.1:8000/cards/{id}.json"
 CONTRACTS: tuple[str, ...] = ("CardToken", "MatchLedger", "CardExchange")
 
@@ -209,7 +211,27 @@ def deploy_from_settings(w3: Web3, rpc_url: str) -> Deployment:
     signer = role_address(settings, Role.RESULT_SIGNER, chain_id)
     anchorer = role_address(settings, Role.ANCHORER, chain_id)
     publisher = load_signer(settings, Role.PUBLISHER, chain_id)
-    return deploy_all(w3, publisher, signer, anchorer, rpc_url=rpc_url)
+    return deploy_all(
+        w3, publisher, signer, anchorer, rpc_url=rpc_url, token_uri=settings.token_uri
+    )
+
+
+def ensure_token_uri(
+    w3: Web3, deployment: Deployment, publisher: Signer | str, uri: str
+) -> str | None:
+    """Make CardToken's metadata URI `uri` (`setURI`, URI_SETTER_ROLE) unless it already is;
+    the transaction hash, or None when nothing had to change."""
+    token = contract(w3, deployment, "CardToken")
+    with web3_errors("setting the card metadata URI"):
+        if token.functions.uri(0).call() == uri:
+            return None
+        sender = Sender(w3, publisher)
+        tx_hash = sender.send(
+            {"to": deployment.card_token, "data": token.encode_abi("setURI", [uri])},
+            "setting the card metadata URI",
+        )
+        sender.wait(tx_hash, "setting the card metadata URI")
+    return "0x" + tx_hash.hex()
 
 
 def seed_demo(

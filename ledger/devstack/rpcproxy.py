@@ -13,12 +13,25 @@ The tests route the anchorer, the indexer and `metaledger verify` through it, an
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server that ignores clients hanging up (a killed process's sockets)."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Ignore a peer's reset or broken pipe; report anything else as the base class does."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -57,7 +70,7 @@ class LimitedRpcProxy:
         #: while set, every call is answered 503 (the provider is away)
         self.down = False
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self._server = _QuietServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="rpc-proxy", daemon=True

@@ -245,6 +245,23 @@ class LocalStack:
         child = self.supervisor.start("api", launch)
         self.say(f"api: {self.api_url}, pid {child.pid} (OpenAPI at {self.api_url}/docs)")
 
+    def point_metadata(self) -> None:
+        """Make CardToken's `uri()` name the metadata route of the API this stack runs (or of
+        METALEDGER_PUBLIC_BASE_URL when set): the API's port may differ from the deployment's."""
+        from web3 import Web3
+
+        from ledger.devstack.deploy import ensure_token_uri
+        from ledger.keys.roles import Role, load_signer
+        from ledger.protocol.tokenids import metadata_uri_template
+
+        assert self.deployment is not None
+        base = self.settings.public_base_url or self.api_url
+        uri = metadata_uri_template(base)
+        w3 = Web3(Web3.HTTPProvider(self.rpc_url, request_kwargs={"timeout": 30}))
+        publisher = load_signer(self.settings, Role.PUBLISHER, int(w3.eth.chain_id))
+        if ensure_token_uri(w3, self.deployment, publisher, uri) is not None:
+            self.say(f"contracts: card metadata URI set to {uri}")
+
     def wait_until_healthy(self, timeout: float = 30.0) -> None:
         """Wait for /healthz to answer 200; say which components are down if it does not."""
         import httpx
@@ -288,6 +305,7 @@ class LocalStack:
             self.start_worker,
             self.start_beat,
             self.start_api,
+            self.point_metadata,
             self.wait_until_healthy,
             self.record,
         )

@@ -25,6 +25,14 @@ from ledger.indexing import repository as repo
 log = logging.getLogger(__name__)
 
 
+def window_start(indexed: int | None, head: int, deployment_block: int, reorg_depth: int) -> int:
+    """The first block a pass reads: the deployment block on the first pass, else the last
+    `reorg_depth` blocks up to the cursor again (so that a reorg that shallow heals itself)."""
+    if indexed is None:
+        return deployment_block
+    return max(deployment_block, min(indexed, head) - reorg_depth + 1)
+
+
 @dataclass
 class IndexReport:
     """What one indexer pass did."""
@@ -66,11 +74,7 @@ class Indexer:
         head, chain_id = self.rpc.block_number(), self.chain_id  # no RPC inside a transaction
         with unit_of_work(self.engine, write=False) as session:
             indexed = repo.cursor_block(session, self.token)
-            start = (
-                self.deployment_block
-                if indexed is None
-                else max(self.deployment_block, min(indexed, head) - self.reorg_depth + 1)
-            )
+            start = window_start(indexed, head, self.deployment_block, self.reorg_depth)
             below = None if indexed is None else repo.last_transfer_below(session, start)
         if below is not None and self.rpc.block_hash(below[0]) != below[1]:
             log.warning(

@@ -36,6 +36,7 @@ from engine import (
     Game,
     GameState,
     IllegalAction,
+    end_reason_of,
     make_bot,
 )
 from ledger.catalogue.service import load_game, token_ids
@@ -62,10 +63,12 @@ from ledger.errors import (
     StaleTurn,
 )
 from ledger.matches import repository as repo
+from ledger.matches import signing
 from ledger.matches.options import check_options
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import commit_of, derive_seed
+from ledger.protocol.signedmoves import RESIGN_ACTION, TIMEOUT_ACTION, canonical_action
 from ledger.results import service as results
 from ledger.runtime.context import Context
 
@@ -166,7 +169,13 @@ def enforce_timeout(
     else:
         state = load_state(db, ctx, match, take=False)
         idle = match.current_player
-        _finish(db, ctx, match, seats, state, winner_seat=1 - idle, reason="timeout")
+        # a match that started before seats were authorized has no entry chain to extend
+        entry = (
+            signing.EntryWriter(ctx, match).operator(idle, TIMEOUT_ACTION)
+            if match.head_hash is not None
+            else None
+        )
+        _finish(db, ctx, match, seats, state, 1 - idle, "timeout", forfeit=entry)
         changed = True
     if changed:
         keep_on_refusal(db)
@@ -293,19 +302,19 @@ def create_match(
     if opponent == "bot":
         bot_deck = {k: int(v) for k, v in sorted(game.starter_decks[1].items())}
         bot_secret = secrets.token_bytes(32)
-        rows.append(
-            MatchSeat(
-                match_id=match.id,
-                seat=1,
-                address=ctx.bot_address,
-                deck_id=None,
-                deck_hash=deck_hash(game.name, bot_deck),
-                cards=bot_deck,
-                is_bot=True,
-                seed_commit=commit_of(bot_secret),
-                seed_secret=to_hex(bot_secret),
-            )
+        bot_seat = MatchSeat(
+            match_id=match.id,
+            seat=1,
+            address=ctx.bot_address,
+            deck_id=None,
+            deck_hash=deck_hash(game.name, bot_deck),
+            cards=bot_deck,
+            is_bot=True,
+            seed_commit=commit_of(bot_secret),
+            seed_secret=to_hex(bot_secret),
         )
+        signing.authorize_bot_seat(ctx, match, bot_seat)
+        rows.append(bot_seat)
     repo.add(db, rows[0])
     repo.add(db, *rows[1:])
     return match
@@ -359,15 +368,27 @@ def _seat_while(
     return match, seats, seat
 
 
-def commit_seed(db: Session, ctx: Context, match_id: str, address: str, commit: str) -> Match:
-    """Record the caller's seed commitment keccak256(secret)."""
+def commit_seed(
+    db: Session,
+    ctx: Context,
+    match_id: str,
+    address: str,
+    commit: str,
+    authorization: signing.SeatGrant,
+) -> Match:
+    """Record the caller's seed commitment keccak256(secret) with its seat authorization (the
+    wallet's EIP-712 SeatAuthorization of a session key for this seat, deck and commitment)."""
     match, _seats, seat = _seat_while(
         db, ctx, match_id, address, (MatchStatus.OPEN, MatchStatus.SEEDING), "seeding is over"
     )
     bytes32(commit, "commit")
     if seat.seed_commit is not None:
         raise Conflict("you already committed a seed for this match")
+    signing.check_seat_authorization(ctx, match, seat, commit.lower(), authorization)
     seat.seed_commit = commit.lower()
+    seat.session_key = authorization.session_key
+    seat.authorization_expiry = authorization.expiry
+    seat.authorization = authorization.signature
     db.add(seat)
     db.flush()
     return match
@@ -424,7 +445,9 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
     assert seats[0].seed_secret and seats[1].seed_secret
     seed = derive_seed(match.operator_secret, seats[0].seed_secret, seats[1].seed_secret)
     try:
-        state = game.new_match((seats[0].cards, seats[1].cards), seed, match.options)
+        state = game.new_match(
+            (seats[0].cards, seats[1].cards), seed, match.options, match.ruleset_version
+        )
     except EngineError as exc:
         # never leave the match seeding (holding both decks' copies): cancel it, and say so
         _cancel(db, match, MatchStatus.SEEDING, "engine-refused")
@@ -435,6 +458,7 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
             status_now=match.status,
         ) from exc
     match.seed = hex(seed)
+    match.genesis_hash = match.head_hash = signing.genesis(ctx, match, seats, seed)
     match.ownership_block = pin.number
     match.ownership_block_hash = pin.hash
     match.status = MatchStatus.ACTIVE.value
@@ -447,7 +471,7 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
     match.turn_deadline = _deadline(ctx)
     db.add(match)
     db.flush()
-    progress = _Progress(match)
+    progress = _Progress(ctx, match)
     _run_bot(match, game, state, progress)
     if progress.recorded or state.is_over:
         _save_progress(db, ctx, match, seats, state, progress)
@@ -458,12 +482,14 @@ def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> N
 
 @dataclass(frozen=True, slots=True)
 class AppliedAction:
-    """One action applied in this request."""
+    """One action applied in this request: the real action (for the transcript), its signed
+    entry, and what each reader may read of it (`views`: player 0's, player 1's, a spectator's)."""
 
     index: int
     seat: int
     action: list[Any]
-    label: str
+    entry: signing.Entry
+    views: tuple[dict[str, Any], ...]
     by_bot: bool
 
 
@@ -477,28 +503,28 @@ class MoveOutcome:
 
 
 class _Progress:
-    """Actions applied in this request and the checkpoint hashes they produced."""
+    """Actions applied in this request, their entries and the checkpoint hashes they produced."""
 
-    __slots__ = ("checkpoints", "recorded")
+    __slots__ = ("checkpoints", "entries", "recorded")
 
-    def __init__(self, match: Match) -> None:
+    def __init__(self, ctx: Context, match: Match) -> None:
         self.recorded: list[AppliedAction] = []
         self.checkpoints: list[str] = list(match.checkpoints)
+        self.entries = signing.EntryWriter(ctx, match)
 
-
-def _record(
-    match: Match,
-    state: GameState,
-    seat: int,
-    action: Action,
-    label: str,
-    by_bot: bool,
-    progress: _Progress,
-) -> None:
-    index = match.version + len(progress.recorded)
-    progress.recorded.append(AppliedAction(index, seat, action.to_json(), label, by_bot))
-    if (index + 1) % CHECKPOINT_EVERY == 0:
-        progress.checkpoints.append(state.state_hash())
+    def record(
+        self,
+        state: GameState,
+        action: Action,
+        entry: signing.Entry,
+        views: tuple[dict[str, Any], ...],
+    ) -> None:
+        """Keep an applied action (`state` is the state after it)."""
+        self.recorded.append(
+            AppliedAction(entry.index, entry.seat, action.to_json(), entry, views, entry.by_bot)
+        )
+        if (entry.index + 1) % CHECKPOINT_EVERY == 0:
+            self.checkpoints.append(state.state_hash())
 
 
 def _run_bot(match: Match, game: Game, state: GameState, progress: _Progress) -> None:
@@ -512,9 +538,12 @@ def _run_bot(match: Match, game: Game, state: GameState, progress: _Progress) ->
             match.bot_name, game, (seed ^ (match.version + len(progress.recorded))) & _MASK64
         )
         action = bot.choose(state)
-        label = state.label(action)
+        views = state.project_all(action)
         state.apply(action)
-        _record(match, state, match.bot_seat, action, label, True, progress)
+        entry = progress.entries.operator(
+            match.bot_seat, canonical_action(action.to_json()), bot=True
+        )
+        progress.record(state, action, entry, views)
 
 
 def _save_progress(
@@ -533,6 +562,7 @@ def _save_progress(
         "checkpoints": progress.checkpoints,
         "current_player": None if state.is_over else state.current_player,
         "turn_deadline": None if state.is_over else _deadline(ctx),
+        "head_hash": to_hex(progress.entries.head),
     }
     if state.is_over or new - match.state_version >= SNAPSHOT_EVERY:
         values["state"] = state.to_json()
@@ -548,8 +578,14 @@ def _save_progress(
             "index": a.index,
             "seat": a.seat,
             "action": a.action,
-            "label": a.label,
+            "label": "",
             "by_bot": a.by_bot,
+            "move": a.entry.action,
+            "salt": to_hex(a.entry.salt),
+            "signature": a.entry.signature,
+            "entry_hash": to_hex(a.entry.entry_hash),
+            "receipt": a.entry.receipt,
+            "views": list(a.views),
             "created_at": now,
         }
         for a in recorded
@@ -562,7 +598,9 @@ def _save_progress(
         ) from None
     _sync(match, values)
     if state.is_over:
-        _finish(db, ctx, match, seats, state, winner_seat=state.winner, reason="completed")
+        # a match the engine's safety cap ended is a draw reported as an engine limit
+        reason = "engine-limit" if end_reason_of(state) == "engine-limit" else "completed"
+        _finish(db, ctx, match, seats, state, winner_seat=state.winner, reason=reason)
     else:
         cache, match_id = ctx.cache, match.id
         after_commit(db, lambda: cache.put(match_id, new, state))
@@ -576,8 +614,9 @@ def _finish(
     state: GameState,
     winner_seat: int | None,
     reason: str,
+    forfeit: signing.Entry | None = None,
 ) -> None:
-    values = {
+    values: dict[str, Any] = {
         "status": MatchStatus.FINISHED.value,
         "winner_seat": winner_seat,
         "end_reason": reason,
@@ -587,22 +626,21 @@ def _finish(
         "state": state.to_json(),
         "state_version": match.version,
     }
+    if forfeit is not None:
+        values["forfeit_entry"] = forfeit.record()
+        values["head_hash"] = to_hex(forfeit.entry_hash)
     if not repo.update_match_if_status(db, match.id, MatchStatus.ACTIVE.value, values):
         raise StaleTurn("the match changed meanwhile; reload")
     _sync(match, values)
-    actions = repo.action_rows(db, match.id)
-    results.sign_and_store(db, ctx, match, seats, state, actions, winner_seat, reason)
+    rows = repo.match_actions(db, match.id)
+    results.sign_and_store(db, ctx, match, seats, state, rows, winner_seat, reason)
 
 
-def submit_action(
-    db: Session,
-    ctx: Context,
-    match_id: str,
-    address: str,
-    action_json: Any,
-    expected_version: int | None = None,
-) -> MoveOutcome:
-    """Validate the caller's action on the engine and apply it (then the bot's replies)."""
+def _active_seat(
+    db: Session, ctx: Context, match_id: str, address: str, expected_version: int | None
+) -> tuple[Match, list[MatchSeat], MatchSeat]:
+    """The match, its seats and the caller's seat, if the match is active at
+    `expected_version` (when given) once the turn timeout is applied."""
     match, seats = get_match(db, match_id)
     seat = seat_of(seats, address)
     if enforce_timeout(db, ctx, match, seats):
@@ -616,43 +654,60 @@ def submit_action(
             f"the match is at version {match.version}, not {expected_version}; reload",
             version=match.version,
         )
+    return match, seats, seat
+
+
+def _move_text(move: Any) -> str:
+    if not isinstance(move, list) or not move:
+        raise InvalidInput("action must be [kind, *args]", field="action")
+    return canonical_action(move)
+
+
+def submit_action(
+    db: Session,
+    ctx: Context,
+    match_id: str,
+    address: str,
+    move: Any,
+    salt: str,
+    signature: str,
+    expected_version: int | None = None,
+) -> MoveOutcome:
+    """Check the caller's signed move (its session key's MatchAction after the match's head),
+    apply it on the engine in the caller's ids, then the bot's replies; every entry receipted."""
+    match, seats, seat = _active_seat(db, ctx, match_id, address, expected_version)
     if match.current_player != seat.seat:
         raise OutOfTurn(
             f"it is seat {match.current_player}'s turn, you are seat {seat.seat}",
             current_player=match.current_player,
         )
-    try:
-        action = Action.from_json(action_json)
-    except ValueError as exc:
-        raise InvalidInput(str(exc), field="action") from None
+    progress = _Progress(ctx, match)
+    entry = progress.entries.player(seat, _move_text(move), salt, signature)
     state = load_state(db, ctx, match, take=True)
     try:
-        label: str | None = state.label(action)
-        unlabelled: Exception | None = None
-    except Exception as exc:  # an illegal action may not be describable: apply() decides
-        label, unlabelled = None, exc
-    try:
-        state.apply(action)
+        action, views = state.apply_move(move, seat.seat)
     except IllegalAction as exc:
-        # the state may be half-applied: drop it (the cache entry was taken)
-        raise IllegalMove(exc.message, rule=exc.rule, action=action.to_json()) from None
-    except EngineError as exc:
-        raise IllegalMove(str(exc), rule="engine.error", action=action.to_json()) from None
-    if label is None:  # a legal action the engine cannot describe: its bug, reported
-        log.error(
-            "the engine could not label the legal action %s of match %s",
-            action.to_json(), match.id, exc_info=unlabelled,
-        )  # fmt: skip
-        label = f"{action.kind} {list(action.args)}"
-    progress = _Progress(match)
-    _record(match, state, seat.seat, action, label, False, progress)
+        # apply_move leaves the state as it was: put it back
+        ctx.cache.put(match.id, match.version, state)
+        raise IllegalMove(exc.message, rule=exc.rule, action=move) from None
+    except EngineError as exc:  # the state may be half-applied: drop it (the entry was taken)
+        raise IllegalMove(str(exc), rule="engine.error", action=move) from None
+    progress.record(state, action, entry, views)
     _run_bot(match, load_game(match.game), state, progress)
     _save_progress(db, ctx, match, seats, state, progress)
     return MoveOutcome(match, progress.recorded, state)
 
 
-def resign(db: Session, ctx: Context, match_id: str, address: str) -> Match:
-    """The caller gives up: an active match is lost (end reason "resign"); one not started is cancelled."""
+def resign(
+    db: Session,
+    ctx: Context,
+    match_id: str,
+    address: str,
+    salt: str | None = None,
+    signature: str | None = None,
+) -> Match:
+    """The caller gives up: an active match is lost (end reason "resign"; the resignation is
+    the caller's signed entry `["resign"]`); one not started is cancelled (nothing to sign)."""
     match, seats = get_match(db, match_id)
     seat = seat_of(seats, address)
     if enforce_timeout(db, ctx, match, seats):
@@ -663,21 +718,55 @@ def resign(db: Session, ctx: Context, match_id: str, address: str) -> Match:
         return match
     if match.status != MatchStatus.ACTIVE:
         raise MatchNotActive(f"the match is already {match.status}")
+    if salt is None or signature is None:
+        raise InvalidInput(
+            "resigning an active match needs your session key's signed MatchAction "
+            f"{RESIGN_ACTION} (salt and signature)",
+            field="signature",
+        )
+    entry = signing.EntryWriter(ctx, match).player(seat, RESIGN_ACTION, salt, signature)
     state = load_state(db, ctx, match, take=False)
-    _finish(db, ctx, match, seats, state, winner_seat=1 - seat.seat, reason="resign")
+    _finish(db, ctx, match, seats, state, 1 - seat.seat, "resign", forfeit=entry)
     return match
 
 
+def acknowledge(db: Session, ctx: Context, match_id: str, address: str, signature: str) -> Match:
+    """Store the caller's session-key signature of MatchEnd over the whole transcript of a
+    finished match (idempotent for the same signature)."""
+    match, seats = get_match(db, match_id)
+    seat = seat_of(seats, address)
+    if match.status != MatchStatus.FINISHED:
+        raise MatchNotActive(
+            f"the match is {match.status}; acknowledge it once it is finished",
+            status_now=match.status,
+        )
+    if match.head_hash is None or seat.session_key is None:
+        raise Conflict("this match has no signed transcript to acknowledge")
+    signing.check_end(ctx, match, seat, entry_count(match), signature)
+    if seat.end_acknowledgement is not None:
+        if seat.end_acknowledgement != signature.lower():
+            raise Conflict("you already acknowledged this match with another signature")
+        return match
+    seat.end_acknowledgement = signature.lower()
+    db.add(seat)
+    db.flush()
+    return match
+
+
+def entry_count(match: Match) -> int:
+    """How many entries the match's signed transcript has (its actions, and a forfeit)."""
+    return match.version + (1 if match.forfeit_entry is not None else 0)
+
+
 def legal_actions(db: Session, ctx: Context, match: Match, seat: MatchSeat) -> list[dict[str, Any]]:
-    """The caller's legal actions with labels (empty when it is not their turn)."""
+    """The caller's legal moves in its own ids, with its labels (empty when it is not its turn)."""
     if match.status != MatchStatus.ACTIVE or match.current_player != seat.seat:
         return []
-    state = load_state(db, ctx, match, take=False)
-    return [{"action": a.to_json(), "label": state.label(a)} for a in state.legal_actions()]
+    return load_state(db, ctx, match, take=False).legal_moves(seat.seat)
 
 
 def observation(db: Session, ctx: Context, match: Match, seat: MatchSeat) -> dict[str, Any] | None:
-    """What the caller's seat may see (the engine hides the opponent's hidden information)."""
+    """What the caller's seat may see (the engine's projection for that seat)."""
     if match.state is None:
         return None
     state = load_state(db, ctx, match, take=False)

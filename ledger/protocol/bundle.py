@@ -1,4 +1,4 @@
-"""The match bundle format (``metaledger.bundle/1``, docs/verification.md): everything an auditor
+"""The match bundle formats (``metaledger.bundle/1`` and ``/2``, docs/verification.md): everything an auditor
 needs to verify one match, as one JSON document, and how a bundle nobody vouches for is read.
 
 The operator exports bundles from its database (`ledger.audit.export`); verifying one
@@ -16,6 +16,9 @@ from ledger.errors import InvalidInput
 from ledger.protocol import untrusted
 
 BUNDLE_FORMAT = "metaledger.bundle/1"
+#: a bundle whose transcript is signed by the players (`metaledger.transcript/2`)
+BUNDLE_FORMAT_2 = "metaledger.bundle/2"
+BUNDLE_FORMATS = (BUNDLE_FORMAT, BUNDLE_FORMAT_2)
 
 
 # -- reading a bundle nobody vouches for -----------------------------------------------------
@@ -134,6 +137,51 @@ class _Transcript(_Shape):
     winner: int | None
 
 
+class _SeatAuthorization(_Shape):
+    seat: Count
+    player: Address
+    by_bot: bool
+    deck_hash: Hex32
+    seed_commit: Hex32
+    session_key: Address
+    expiry: Count
+    signature: HexBytes
+
+
+class _Entry(_Shape):
+    index: Count
+    seat: Annotated[int, Field(ge=0, le=1)]
+    by_bot: bool
+    action: Annotated[str, Field(min_length=2, max_length=4096)]
+    salt: Hex32
+    signature: HexBytes | None
+    entry_hash: Hex32
+    receipt: HexBytes
+
+
+class _SignedTranscript(_Shape):
+    """A `metaledger.transcript/2`: the engine transcript and what was signed around it."""
+
+    format: str
+    match_id: Hex32
+    engine: _Transcript
+    seats: Annotated[list[_SeatAuthorization], Field(min_length=2, max_length=2)]
+    genesis_hash: Hex32
+    entries: list[_Entry]
+
+
+class _Acknowledgement(_Shape):
+    seat: Annotated[int, Field(ge=0, le=1)]
+    signature: HexBytes
+
+
+class Leaf(_Shape):
+    """One leaf of a batch: its tree index and its MatchResult message."""
+
+    tree_index: Count
+    result: _Message
+
+
 class BundleShape(_Shape):
     """The parts of a `metaledger.bundle/1` document the checks read, with their types."""
 
@@ -147,6 +195,15 @@ class BundleShape(_Shape):
     anchor: _Anchor
 
 
+class SignedBundleShape(BundleShape):
+    """A `metaledger.bundle/2`: a signed transcript, the players' end acknowledgements and the
+    batch's leaf list."""
+
+    transcript: _SignedTranscript  # type: ignore[assignment]
+    acknowledgements: Annotated[list[_Acknowledgement], Field(max_length=2)]
+    batch_leaves: list[Leaf]
+
+
 def _location(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(part) for part in loc) or "(the document)"
 
@@ -155,8 +212,9 @@ def check_shape(bundle: Any) -> None:
     """InvalidInput naming the first field of `bundle` that is missing or of the wrong type."""
     from engine import Transcript, TranscriptError
 
+    signed = isinstance(bundle, dict) and bundle.get("format") == BUNDLE_FORMAT_2
     try:
-        BundleShape.model_validate(bundle)
+        (SignedBundleShape if signed else BundleShape).model_validate(bundle)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_input=False)
         first = errors[0]
@@ -165,8 +223,9 @@ def check_shape(bundle: Any) -> None:
             f"malformed bundle: {_location(tuple(first['loc']))}: {first['msg']}{more}",
             field=_location(tuple(first["loc"])),
         ) from None
+    transcript = bundle["transcript"]["engine"] if signed else bundle["transcript"]
     try:
-        Transcript.from_json(bundle["transcript"])
+        Transcript.from_json(transcript)
     except TranscriptError as exc:
         raise InvalidInput(f"malformed bundle: transcript: {exc}", field="transcript") from None
 

@@ -21,7 +21,8 @@ JSON (for ``eth_signTypedData_v4`` wallets and for auditors), and tests check bo
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Protocol
+from functools import lru_cache
+from typing import Any, ClassVar, Protocol, Self
 
 from eth_abi import encode
 from eth_hash.auto import keccak
@@ -45,6 +46,9 @@ _DOMAIN_FIELDS = [
 _DOMAIN_TYPEHASH = keccak(
     b"EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
 )
+
+#: the EIP712Domain type of every MetaLedger domain
+DOMAIN_FIELDS = _DOMAIN_FIELDS
 
 MATCH_RESULT_FIELDS: list[dict[str, str]] = [
     {"name": "matchId", "type": "bytes32"},
@@ -71,46 +75,109 @@ OFFER_FIELDS: list[dict[str, str]] = [
     {"name": "expiry", "type": "uint64"},
     {"name": "nonce", "type": "uint256"},
 ]
+OFFER_WITHDRAWAL_FIELDS: list[dict[str, str]] = [{"name": "offerHash", "type": "bytes32"}]
 
 
-def _type_string(name: str, struct_fields: list[dict[str, str]]) -> bytes:
+def type_string(name: str, struct_fields: list[dict[str, str]]) -> bytes:
+    """The EIP-712 type string `Name(type name,...)` of a struct of atomic fields."""
     return f"{name}({','.join(f['type'] + ' ' + f['name'] for f in struct_fields)})".encode()
 
 
-MATCH_RESULT_TYPEHASH = keccak(_type_string("MatchResult", MATCH_RESULT_FIELDS))
-OFFER_TYPEHASH = keccak(_type_string("Offer", OFFER_FIELDS))
+MATCH_RESULT_TYPEHASH = keccak(type_string("MatchResult", MATCH_RESULT_FIELDS))
+OFFER_TYPEHASH = keccak(type_string("Offer", OFFER_FIELDS))
+OFFER_WITHDRAWAL_TYPEHASH = keccak(type_string("OfferWithdrawal", OFFER_WITHDRAWAL_FIELDS))
 
 
-def _encoded_type(kind: str) -> str:
-    """How a field is ABI-encoded in hashStruct: strings and arrays by their hash."""
-    return "bytes32" if kind == "string" or kind.endswith("[]") else kind
-
-
-def _encoded_value(kind: str, value: Any) -> Any:
+def _word(kind: str, value: Any) -> bytes:
+    """One 32-byte word of EIP-712 encodeData: atomic values ABI-encoded by hand, strings and
+    uint256 arrays by their keccak256 (as the contracts compute it)."""
+    if kind == "bytes32":
+        return bytes32(value, "bytes32 field")
     if kind == "string":
         return keccak(value.encode())
+    if kind == "address":
+        return bytes(12) + bytes.fromhex(value[2:])
     if kind.endswith("[]"):  # arrays of uint256: keccak of the concatenated 32-byte words
         return keccak(b"".join(int(x).to_bytes(32, "big") for x in value))
-    return value
-
-
-_ENCODED_TYPES: dict[int, list[str]] = {
-    id(struct_fields): ["bytes32", *(_encoded_type(f["type"]) for f in struct_fields)]
-    for struct_fields in (MATCH_RESULT_FIELDS, OFFER_FIELDS)
-}
+    if kind.startswith("uint"):
+        bits = int(kind[4:] or 256)
+        if isinstance(value, bool) or not 0 <= value < 1 << bits:
+            raise ValueError(f"{value!r} is not a {kind}")
+        return int(value).to_bytes(32, "big")
+    raise ValueError(f"no encoding for EIP-712 type {kind}")
 
 
 def hash_struct(
     typehash: bytes, struct_fields: list[dict[str, str]], values: tuple[Any, ...]
 ) -> bytes:
     """EIP-712 hashStruct: keccak256(abi.encode(typeHash, encodeData(values))) for a struct of
-    atomic fields, strings and uint256 arrays, as the contracts compute it."""
-    data = [_encoded_value(f["type"], v) for f, v in zip(struct_fields, values, strict=True)]
-    return keccak(encode(_ENCODED_TYPES[id(struct_fields)], [typehash, *data]))
+    atomic fields, strings and uint256 arrays, as the contracts compute it (the one struct
+    hasher of every MetaLedger struct)."""
+    words = [_word(f["type"], v) for f, v in zip(struct_fields, values, strict=True)]
+    return keccak(typehash + b"".join(words))
+
+
+class TypedStruct:
+    """What a MetaLedger struct of atomic fields derives from its EIP-712 field list: the
+    dataclass fields, in order, are the struct's fields (snake_case of the camelCase names).
+
+    bytes32 fields accept bytes or 0x-hex and are kept as bytes; addresses any case and are kept
+    checksummed; uintN fields are range-checked."""
+
+    __slots__ = ()
+    PRIMARY_TYPE: ClassVar[str]
+    FIELDS: ClassVar[list[dict[str, str]]]
+    TYPEHASH: ClassVar[bytes]
+    DOMAIN_NAME: ClassVar[str] = RESULT_DOMAIN_NAME
+
+    def __post_init__(self) -> None:
+        for f, attribute in zip(self.FIELDS, fields(self), strict=True):  # type: ignore[arg-type]
+            value = getattr(self, attribute.name)
+            kind = f["type"]
+            if kind == "bytes32":
+                object.__setattr__(self, attribute.name, bytes32(value, attribute.name))
+            elif kind == "address":
+                object.__setattr__(self, attribute.name, to_checksum_address(value))
+            elif kind.startswith("uint"):
+                bits = int(kind[4:] or 256)
+                if (
+                    isinstance(value, bool)
+                    or not isinstance(value, int)
+                    or not 0 <= value < 1 << bits
+                ):
+                    raise ValueError(f"{attribute.name} must fit in {kind}")
+            elif kind == "string" and not isinstance(value, str):
+                raise ValueError(f"{attribute.name} must be a string")
+
+    def as_tuple(self) -> tuple[Any, ...]:
+        """The struct as a tuple in field order (for contract calls)."""
+        return tuple(getattr(self, f.name) for f in fields(self))  # type: ignore[arg-type]
+
+    def as_message(self) -> dict[str, Any]:
+        """The struct as an EIP-712 message dict (camelCase keys, 0x-hex bytes32)."""
+        return {
+            f["name"]: (to_hex(v) if isinstance(v, bytes) else v)
+            for f, v in zip(self.FIELDS, self.as_tuple(), strict=True)
+        }
+
+    @classmethod
+    def from_message(cls, message: dict[str, Any]) -> Self:
+        """Build from an EIP-712 message dict (the inverse of `as_message`)."""
+        return cls(*(message[f["name"]] for f in cls.FIELDS))
+
+    @classmethod
+    def from_record(cls, record: Any) -> Self:
+        """Build from any object holding the struct's fields as attributes of the same names
+        (a stored row): the one way a stored row becomes the signed struct."""
+        return cls(*(getattr(record, f.name) for f in fields(cls)))  # type: ignore[arg-type]
+
+    def struct_hash(self) -> bytes:
+        """EIP-712 hashStruct of the struct."""
+        return hash_struct(self.TYPEHASH, self.FIELDS, self.as_tuple())
 
 
 @dataclass(frozen=True, slots=True)
-class MatchResult:
+class MatchResult(TypedStruct):
     """A match result as signed by the operator (EIP-712 struct `MatchResult`, DEVELOPERS.md).
 
     bytes32 fields accept bytes or 0x-hex; addresses any case; `winner` is ZERO_ADDRESS for a draw.
@@ -118,7 +185,7 @@ class MatchResult:
 
     PRIMARY_TYPE: ClassVar[str] = "MatchResult"
     FIELDS: ClassVar[list[dict[str, str]]] = MATCH_RESULT_FIELDS
-    DOMAIN_NAME: ClassVar[str] = RESULT_DOMAIN_NAME
+    TYPEHASH: ClassVar[bytes] = MATCH_RESULT_TYPEHASH
 
     match_id: bytes
     game: str
@@ -132,48 +199,6 @@ class MatchResult:
     final_state_hash: bytes
     winner: str
     ownership_block: int
-
-    def __post_init__(self) -> None:
-        for name in (
-            "match_id",
-            "deck0",
-            "deck1",
-            "seed_commitments",
-            "transcript_hash",
-            "final_state_hash",
-        ):
-            object.__setattr__(self, name, bytes32(getattr(self, name), name))
-        for name in ("player0", "player1", "winner"):
-            object.__setattr__(self, name, to_checksum_address(getattr(self, name)))
-        if not 0 <= self.ownership_block < 2**64:
-            raise ValueError("ownership_block must fit in uint64")
-
-    def as_tuple(self) -> tuple[Any, ...]:
-        """The struct as a tuple in field order (for web3 contract calls)."""
-        return tuple(getattr(self, f.name) for f in fields(self))
-
-    def as_message(self) -> dict[str, Any]:
-        """The struct as an EIP-712 message dict (camelCase keys, 0x-hex bytes32)."""
-        values = self.as_tuple()
-        return {
-            f["name"]: (to_hex(v) if isinstance(v, bytes) else v)
-            for f, v in zip(MATCH_RESULT_FIELDS, values, strict=True)
-        }
-
-    @classmethod
-    def from_message(cls, message: dict[str, Any]) -> MatchResult:
-        """Build from an EIP-712 message dict (the inverse of `as_message`)."""
-        return cls(*(message[f["name"]] for f in MATCH_RESULT_FIELDS))
-
-    @classmethod
-    def from_record(cls, record: Any) -> MatchResult:
-        """Build from any object holding the struct's fields as attributes of the same names
-        (a stored result row): the one way a stored result becomes the signed struct."""
-        return cls(*(getattr(record, f.name) for f in fields(cls)))
-
-    def struct_hash(self) -> bytes:
-        """EIP-712 hashStruct(MatchResult)."""
-        return hash_struct(MATCH_RESULT_TYPEHASH, MATCH_RESULT_FIELDS, self.as_tuple())
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,12 +240,60 @@ class Offer:
         )
 
     def as_message(self) -> dict[str, Any]:
-        """The struct as an EIP-712 message dict."""
-        return dict(zip((f["name"] for f in OFFER_FIELDS), self.as_tuple(), strict=True))
+        """The struct as an EIP-712 message dict, every uint256 as a decimal string (JSON
+        numbers lose precision above 2**53; `eth_signTypedData_v4` wallets accept strings)."""
+        message: dict[str, Any] = {}
+        for f, value in zip(OFFER_FIELDS, self.as_tuple(), strict=True):
+            if f["type"] == "uint256[]":
+                value = [str(v) for v in value]
+            elif f["type"] == "uint256":
+                value = str(value)
+            message[f["name"]] = value
+        return message
+
+    @classmethod
+    def from_message(cls, message: dict[str, Any]) -> Offer:
+        """Build from an EIP-712 message dict (numbers as ints or decimal strings); the inverse
+        of `as_message`. Values are taken as given: the caller checks their ranges."""
+        return cls(
+            maker=message["maker"],
+            taker=message["taker"],
+            given_ids=tuple(int(v) for v in message["givenIds"]),
+            given_amounts=tuple(int(v) for v in message["givenAmounts"]),
+            asked_ids=tuple(int(v) for v in message["askedIds"]),
+            asked_amounts=tuple(int(v) for v in message["askedAmounts"]),
+            asked_wei=int(message["askedWei"]),
+            expiry=int(message["expiry"]),
+            nonce=int(message["nonce"]),
+        )
 
     def struct_hash(self) -> bytes:
         """EIP-712 hashStruct(Offer)."""
         return hash_struct(OFFER_TYPEHASH, OFFER_FIELDS, self.as_tuple())
+
+
+@dataclass(frozen=True, slots=True)
+class OfferWithdrawal:
+    """A maker's off-chain withdrawal of an offer from the book (EIP-712 struct
+    `OfferWithdrawal(bytes32 offerHash)`, in the CardExchange domain). Only the book reads it: the
+    signed offer itself stays fillable on-chain until its nonce is cancelled."""
+
+    PRIMARY_TYPE: ClassVar[str] = "OfferWithdrawal"
+    FIELDS: ClassVar[list[dict[str, str]]] = OFFER_WITHDRAWAL_FIELDS
+    DOMAIN_NAME: ClassVar[str] = OFFER_DOMAIN_NAME
+
+    offer_hash: bytes
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "offer_hash", bytes32(self.offer_hash, "offer_hash"))
+
+    def as_message(self) -> dict[str, Any]:
+        """The struct as an EIP-712 message dict."""
+        return {"offerHash": to_hex(self.offer_hash)}
+
+    def struct_hash(self) -> bytes:
+        """EIP-712 hashStruct(OfferWithdrawal)."""
+        return hash_struct(OFFER_WITHDRAWAL_TYPEHASH, OFFER_WITHDRAWAL_FIELDS, (self.offer_hash,))
 
 
 def domain(name: str, chain_id: int, verifying_contract: str) -> dict[str, Any]:
@@ -233,8 +306,9 @@ def domain(name: str, chain_id: int, verifying_contract: str) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=256)
 def domain_separator(name: str, chain_id: int, verifying_contract: str) -> bytes:
-    """EIP-712 domain separator (what OpenZeppelin EIP712 computes)."""
+    """EIP-712 domain separator (what OpenZeppelin EIP712 computes); cached per domain."""
     return keccak(
         encode(
             ["bytes32", "bytes32", "bytes32", "uint256", "address"],
@@ -270,11 +344,27 @@ class Struct(Protocol):
 
 def typed_data(struct: Struct, chain_id: int, contract: str) -> dict[str, Any]:
     """The full EIP-712 typed data of a struct for its contract (eth_signTypedData_v4, bundles)."""
+    return typed_data_of(
+        struct.PRIMARY_TYPE,
+        struct.FIELDS,
+        domain(struct.DOMAIN_NAME, chain_id, contract),
+        struct.as_message(),
+    )
+
+
+def typed_data_of(
+    primary_type: str,
+    struct_fields: list[dict[str, str]],
+    domain_dict: dict[str, Any],
+    message: dict[str, Any],
+) -> dict[str, Any]:
+    """Typed data from its parts (an already built domain and message, e.g. many offers of one
+    exchange shown at once)."""
     return {
-        "types": {"EIP712Domain": _DOMAIN_FIELDS, struct.PRIMARY_TYPE: struct.FIELDS},
-        "primaryType": struct.PRIMARY_TYPE,
-        "domain": domain(struct.DOMAIN_NAME, chain_id, contract),
-        "message": struct.as_message(),
+        "types": {"EIP712Domain": _DOMAIN_FIELDS, primary_type: struct_fields},
+        "primaryType": primary_type,
+        "domain": domain_dict,
+        "message": message,
     }
 
 

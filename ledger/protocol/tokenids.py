@@ -20,3 +20,29 @@ def token_id(game: str, card_id: str) -> int:
 def token_id_hex(game: str, card_id: str) -> str:
     """The token id as a 0x-prefixed 64-digit hex string."""
     return uint256_hex(token_id(game, card_id))
+
+
+#: where the API serves a card's ERC-1155 metadata JSON; `{id}` is `metadata_id(token id)`
+METADATA_PATH = "/cards/{id}.json"
+#: ... and its card face (SVG)
+IMAGE_PATH = "/cards/{id}.svg"
+
+
+def metadata_id(value: int) -> str:
+    """A token id in the ERC-1155 metadata `{id}` form: 64 lowercase hex digits, no 0x."""
+    return format(value, "064x")
+
+
+def metadata_uri_template(base_url: str) -> str:
+    """The `uri()` template of CardToken for an API reached at `base_url`."""
+    return base_url.rstrip("/") + METADATA_PATH
+
+
+def metadata_url(base_url: str, value: int) -> str:
+    """The metadata URL of one token id (the template with `{id}` substituted)."""
+    return metadata_uri_template(base_url).replace("{id}", metadata_id(value))
+
+
+def image_url(base_url: str, value: int) -> str:
+    """The card face URL of one token id."""
+    return base_url.rstrip("/") + IMAGE_PATH.replace("{id}", metadata_id(value))

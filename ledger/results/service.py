@@ -3,9 +3,9 @@ signer key, and store the result with its outbox row in the caller's transaction
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from eth_utils import keccak
 from sqlmodel import Session
 
 from engine import (
@@ -16,11 +16,12 @@ from engine import (
     Transcript,
     outcome_of,
 )
-from ledger.db.models import Match, MatchResult, MatchSeat, utcnow
+from ledger.db.models import Match, MatchAction, MatchResult, MatchSeat, utcnow
 from ledger.errors import Conflict, NotFound
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import seed_commitments
+from ledger.protocol.signedmoves import signed_transcript, transcript_hash
 from ledger.results import repository as repo
 from ledger.runtime.context import Context
 
@@ -54,26 +55,76 @@ def build_transcript(
     )
 
 
+def _seat_record(seat: MatchSeat) -> dict[str, Any]:
+    return {
+        "seat": seat.seat,
+        "player": seat.address,
+        "by_bot": bool(seat.is_bot),
+        "deck_hash": seat.deck_hash,
+        "seed_commit": seat.seed_commit,
+        "session_key": seat.session_key,
+        "expiry": seat.authorization_expiry,
+        "signature": seat.authorization,
+    }
+
+
+def _entry_record(row: MatchAction) -> dict[str, Any]:
+    return {
+        "index": row.index,
+        "seat": row.seat,
+        "by_bot": bool(row.by_bot),
+        "action": row.move,
+        "salt": row.salt,
+        "signature": row.signature,
+        "entry_hash": row.entry_hash,
+        "receipt": row.receipt,
+    }
+
+
+def match_transcript(
+    match: Match,
+    seats: list[MatchSeat],
+    state: GameState,
+    rows: Sequence[MatchAction],
+    forfeit: tuple[int, str] | None = None,
+) -> dict[str, Any]:
+    """The transcript a result commits to: `metaledger.transcript/2` (the engine transcript with
+    the seat authorizations and every signed, receipted entry) for a match whose seats were
+    authorized; the engine transcript alone (format 1) for a match that started unsigned."""
+    engine = build_transcript(match, seats, state, [list(r.action) for r in rows], forfeit)
+    if match.genesis_hash is None:
+        return engine.to_json()
+    entries = [_entry_record(r) for r in rows]
+    if match.forfeit_entry is not None:
+        entries.append(dict(match.forfeit_entry))
+    return signed_transcript(
+        engine.to_json(),
+        match.id,
+        [_seat_record(s) for s in seats],
+        match.genesis_hash,
+        entries,
+    )
+
+
 def sign_and_store(
     db: Session,
     ctx: Context,
     match: Match,
     seats: list[MatchSeat],
     state: GameState,
-    actions: list[list[Any]],
+    rows: Sequence[MatchAction],
     winner_seat: int | None,
     reason: str,
 ) -> MatchResult:
-    """Sign the result of `match` (whose actions in order are `actions`) and insert it with its
-    outbox row (no commit)."""
+    """Sign the result of `match` (whose action rows in order are `rows`) and insert it with
+    its outbox row (no commit)."""
     if match.ownership_block is None or match.seed is None:
         raise Conflict("the match never started; there is no result to sign")
     forfeit = None
     if reason in FORFEIT_REASONS:
         assert winner_seat is not None
         forfeit = (1 - winner_seat, reason)
-    transcript = build_transcript(match, seats, state, actions, forfeit)
-    transcript_json = transcript.to_json()
+    transcript_json = match_transcript(match, seats, state, rows, forfeit)
     winner = seats[winner_seat].address if winner_seat is not None else eip712.ZERO_ADDRESS
     commits = [s.seed_commit for s in seats]
     assert commits[0] is not None and commits[1] is not None
@@ -86,8 +137,8 @@ def sign_and_store(
         deck0=bytes32(seats[0].deck_hash, "deck0"),
         deck1=bytes32(seats[1].deck_hash, "deck1"),
         seed_commitments=seed_commitments(match.operator_commit, commits[0], commits[1]),
-        transcript_hash=keccak(transcript.canonical_bytes()),
-        final_state_hash=bytes32("0x" + (transcript.final_hash or ""), "final state hash"),
+        transcript_hash=transcript_hash(transcript_json),
+        final_state_hash=bytes32("0x" + state.state_hash(), "final state hash"),
         winner=winner,
         ownership_block=match.ownership_block,
     )

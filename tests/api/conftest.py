@@ -216,3 +216,30 @@ def transfer(
         w3.eth.send_raw_transaction(signed.raw_transaction)
     )
     assert receipt["status"] == 1
+
+
+def start_duel(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment, game_name: str
+) -> tuple[Player, Player, str, list[dict[str, int]]]:
+    """Two wallets (PLAYER_KEYS[0] and [1]) own the game's two starter decks, register them,
+    and start a match against each other (both seats authorized); returns (seat 0, seat 1,
+    match id, the decks)."""
+    from engine import get_game
+    from tests.api.helpers import commit_and_reveal, register_deck, sign_in
+
+    game = get_game(game_name)
+    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
+    decks = [dict(game.starter_decks[0]), dict(game.starter_decks[1])]
+    mint(
+        anvil,
+        deployment,
+        {
+            p.address: {(game.name, c): n for c, n in game.required_tokens(d).items()}
+            for p, d in zip((a, b), decks, strict=True)
+        },
+    )
+    d0, d1 = register_deck(a, game.name, decks[0]), register_deck(b, game.name, decks[1])
+    match = a.post("/matches", {"game": game.name, "deck_id": d0["id"]}).json()
+    assert b.post(f"/matches/{match['id']}/join", {"deck_id": d1["id"]}).status_code == 200
+    commit_and_reveal([a, b], match["id"])
+    return a, b, match["id"], decks

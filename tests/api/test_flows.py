@@ -10,6 +10,7 @@ from engine import game_names, get_game, replay
 from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from ledger.protocol import eip712
+from ledger.protocol.signedmoves import transcript_hash
 from tests.api.conftest import PLAYER_KEYS, mint
 from tests.api.helpers import (
     commit_and_reveal,
@@ -47,7 +48,9 @@ def _check_result(
         == "0x" + eip712.result_digest(struct, anvil.chain_id, deployment.match_ledger).hex()
     )
     transcript = client.get(f"/matches/{match_id}/transcript").json()
-    replayed = replay(transcript)
+    assert transcript["format"] == "metaledger.transcript/2"
+    assert "0x" + transcript_hash(transcript).hex() == res["transcript_hash"]
+    replayed = replay(transcript["engine"])
     assert "0x" + replayed.final_hash == res["final_state_hash"]
     return dict(res)
 

@@ -15,7 +15,7 @@ import pytest
 from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from tests.api.conftest import PLAYER_KEYS, LiveServer, own_starter_deck
-from tests.api.helpers import Player, sign_in
+from tests.api.helpers import Player, commit_body, sign_in
 
 pytestmark = pytest.mark.chain
 
@@ -206,12 +206,10 @@ def test_an_engine_refusal_at_the_start_cancels_the_match(
     created = _bot_match(player, metamasters_deck, {"tokens": [3, 4]})
     assert created.status_code == 201, created.text
     match_id = created.json()["id"]
-    from eth_utils import keccak
-
     secret = b"\x07" * 32
     assert (
         player.post(
-            f"/matches/{match_id}/commit", {"commit": "0x" + keccak(secret).hex()}
+            f"/matches/{match_id}/commit", commit_body(player, match_id, secret)
         ).status_code
         == 200
     )

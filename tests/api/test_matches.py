@@ -9,14 +9,20 @@ import time
 
 import httpx
 import pytest
-from eth_utils import keccak
 
 from engine import get_game
 from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from ledger.protocol.tokenids import token_id
 from tests.api.conftest import PLAYER_KEYS, mint, transfer
-from tests.api.helpers import Player, commit_and_reveal, register_deck, sign_in
+from tests.api.helpers import (
+    Player,
+    commit_and_reveal,
+    commit_body,
+    register_deck,
+    sign_in,
+    signed_move,
+)
 
 pytestmark = pytest.mark.chain
 GAME = "metamasters"
@@ -57,7 +63,7 @@ def test_transfer_after_commitment_cancels_the_start(
         p.secrets[match_id] = secrets.token_bytes(32)
         assert (
             p.post(
-                f"/matches/{match_id}/commit", {"commit": "0x" + keccak(p.secrets[match_id]).hex()}
+                f"/matches/{match_id}/commit", commit_body(p, match_id, p.secrets[match_id])
             ).status_code
             == 200
         )
@@ -92,8 +98,11 @@ def test_transfer_after_the_start_does_not_matter(
     players, started = _active(client, anvil, deployment)
     card = sorted(get_game(GAME).required_tokens(dict(get_game(GAME).starter_decks[0])))[0]
     transfer(anvil, deployment, PLAYER_KEYS[0], players[1].address, token_id(GAME, card), 1)
-    r = players[started["current_player"]].post(f"/matches/{started['id']}/resign")
+    resigner = players[started["current_player"]]
+    body = resigner.sessions[started["id"]].resignation(started["version"], started["head_hash"])
+    r = resigner.post(f"/matches/{started['id']}/resign", body)
     assert r.status_code == 200 and r.json()["status"] == "finished"
+    resigner.sessions[started["id"]].check(r.json()["forfeit_entry"])
     result = players[0].get(f"/matches/{started['id']}/result").json()
     assert result["ownership_block"] == started["ownership_block"]
     assert result["winner"] == players[1 - started["current_player"]].address
@@ -104,8 +113,10 @@ def test_illegal_action_names_the_rule(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment
 ) -> None:
     players, m = _active(client, anvil, deployment)
-    r = players[m["current_player"]].post(
-        f"/matches/{m['id']}/actions", {"action": ["no-such-action", 99], "version": m["version"]}
+    mover = players[m["current_player"]]
+    r = mover.post(
+        f"/matches/{m['id']}/actions",
+        signed_move(mover, m["id"], ["no-such-action", 99], m["version"], m["head_hash"]),
     )
     assert r.status_code == 422, r.text
     assert r.json()["type"].endswith("/illegal-action") and r.json()["rule"]
@@ -117,7 +128,8 @@ def test_actions_in_someone_elses_match_are_forbidden(
     players, m = _active(client, anvil, deployment)
     stranger = sign_in(client, PLAYER_KEYS[2])
     legal = players[m["current_player"]].get(f"/matches/{m['id']}/legal-actions").json()
-    r = stranger.post(f"/matches/{m['id']}/actions", {"action": legal[0]["action"]})
+    body = signed_move(players[m["current_player"]], m["id"], legal[0]["action"], 0, m["head_hash"])
+    r = stranger.post(f"/matches/{m['id']}/actions", body)
     assert r.status_code == 403 and r.json()["type"].endswith("/forbidden")
     assert stranger.get(f"/matches/{m['id']}/view").status_code == 403
 
@@ -129,7 +141,8 @@ def test_out_of_turn_is_refused(
     mover = m["current_player"]
     legal = players[mover].get(f"/matches/{m['id']}/legal-actions").json()
     assert players[1 - mover].get(f"/matches/{m['id']}/legal-actions").json() == []
-    r = players[1 - mover].post(f"/matches/{m['id']}/actions", {"action": legal[0]["action"]})
+    body = signed_move(players[1 - mover], m["id"], legal[0]["action"], 0, m["head_hash"])
+    r = players[1 - mover].post(f"/matches/{m['id']}/actions", body)
     assert r.status_code == 409 and r.json()["type"].endswith("/out-of-turn")
 
 
@@ -145,15 +158,14 @@ def test_two_concurrent_submissions_of_the_same_turn(
     def submit(action: list) -> None:
         with httpx.Client(base_url=str(client.base_url), headers=mover.headers, timeout=30) as c:
             barrier.wait()
-            codes.append(
-                c.post(
-                    f"/matches/{m['id']}/actions", json={"action": action, "version": m["version"]}
-                ).status_code
-            )
+            codes.append(c.post(f"/matches/{m['id']}/actions", json=bodies[id(action)]).status_code)
 
-    threads = [
-        threading.Thread(target=submit, args=(legal[i % len(legal)]["action"],)) for i in range(2)
-    ]
+    choices = [legal[i % len(legal)]["action"] for i in range(2)]
+    bodies = {
+        id(action): signed_move(mover, m["id"], action, m["version"], m["head_hash"])
+        for action in choices
+    }
+    threads = [threading.Thread(target=submit, args=(action,)) for action in choices]
     for t in threads:
         t.start()
     for t in threads:
@@ -164,7 +176,8 @@ def test_two_concurrent_submissions_of_the_same_turn(
     assert sum(1 for a in actions if a["index"] == m["version"]) == 1
     # a stale version is refused too
     stale = mover.post(
-        f"/matches/{m['id']}/actions", {"action": legal[0]["action"], "version": m["version"]}
+        f"/matches/{m['id']}/actions",
+        signed_move(mover, m["id"], legal[0]["action"], m["version"], m["head_hash"]),
     )
     assert stale.status_code == 409
 
@@ -175,19 +188,16 @@ def test_seeding_order_is_enforced(
     a, b, match_id = _two_players(client, anvil, deployment)
     secret = secrets.token_bytes(32)
     assert (
-        a.post(f"/matches/{match_id}/commit", {"commit": "0x" + keccak(secret).hex()}).status_code
-        == 200
+        a.post(f"/matches/{match_id}/commit", commit_body(a, match_id, secret)).status_code == 200
     )
     early = a.post(f"/matches/{match_id}/reveal", {"secret": "0x" + secret.hex()})
     assert early.status_code == 409 and early.json()["reason"] == "awaiting-commitments"
     assert (
-        a.post(f"/matches/{match_id}/commit", {"commit": "0x" + keccak(secret).hex()}).status_code
-        == 409
+        a.post(f"/matches/{match_id}/commit", commit_body(a, match_id, secret)).status_code == 409
     )
     b_secret = secrets.token_bytes(32)
     assert (
-        b.post(f"/matches/{match_id}/commit", {"commit": "0x" + keccak(b_secret).hex()}).status_code
-        == 200
+        b.post(f"/matches/{match_id}/commit", commit_body(b, match_id, b_secret)).status_code == 200
     )
     wrong = a.post(f"/matches/{match_id}/reveal", {"secret": "0x" + secrets.token_bytes(32).hex()})
     assert wrong.status_code == 422
@@ -207,7 +217,9 @@ def test_idle_player_loses_on_timeout(
     assert r.json()["winner_seat"] == 1 - idle
     result = players[0].get(f"/matches/{m['id']}/result").json()
     assert result["winner"] == players[1 - idle].address and result["end_reason"] == "timeout"
-    late = players[idle].post(f"/matches/{m['id']}/actions", {"action": ["x"]})
+    late = players[idle].post(
+        f"/matches/{m['id']}/actions", signed_move(players[idle], m["id"], ["x"], 0, m["head_hash"])
+    )
     assert late.status_code == 409
 
 

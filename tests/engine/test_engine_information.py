@@ -90,6 +90,26 @@ def test_heuristic_ignores_hidden_information(game: str) -> None:
     assert checked > 50
 
 
+@pytest.mark.parametrize("game", [g for g in sorted(HIDE) if get_game(g).bot_preferences])
+def test_bot_preferences_ignore_hidden_information(game: str) -> None:
+    g = get_game(game)
+    prefer = g.bot_preferences
+    assert prefer is not None
+    rng = Prng(5)
+    checked = narrowed = 0
+    for state in _states(game, range(1, 6)):
+        me = state.current_player
+        legal = state.legal_actions()
+        kept = prefer(state, legal)
+        assert set(kept) <= set(legal)
+        other = state.clone()
+        HIDE[game](other, me, rng)
+        assert prefer(other, legal) == kept, game
+        checked += 1
+        narrowed += len(kept) < len(legal)
+    assert checked > 50 and narrowed > 0
+
+
 @pytest.mark.parametrize("game", sorted(HIDE))
 def test_observation_ignores_hidden_information(game: str) -> None:
     rng = Prng(11)

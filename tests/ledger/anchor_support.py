@@ -237,7 +237,7 @@ def store_played_match(
                     ownership_block=block["number"],
                     ownership_block_hash=block["hash"].to_0x_hex(),
                     winner_seat=state.winner,
-                    end_reason="over",
+                    end_reason="completed",
                 )
             ],
         )
@@ -282,7 +282,7 @@ def store_played_match(
                         digest="0x" + digest.hex(),
                         signature="0x" + sign_digest(SIGNER_KEY, digest).hex(),
                         signer=Account.from_key(SIGNER_KEY).address,
-                        end_reason="over",
+                        end_reason="completed",
                         transcript=transcript.to_json(),
                     ).items()
                     if k != "id"
@@ -295,3 +295,18 @@ def store_played_match(
             [{k: v for k, v in _row(OutboxEntry, result_id=result_id).items() if k != "id"}],
         )
     return match_id
+
+
+def anchor_pending(database_url: str, rpc_url: str, match_ledger: str) -> None:
+    """Anchor every pending result of the database (as the worker does), waiting for none."""
+    from ledger.anchoring.service import AnchorConfig, Anchorer
+    from ledger.chain.transport import JsonRpc
+    from ledger.db import make_engine
+
+    engine = make_engine(database_url)
+    try:
+        Anchorer(
+            engine, JsonRpc(rpc_url), match_ledger, ANCHORER_KEY, AnchorConfig()
+        ).run_until_idle(force=True)
+    finally:
+        engine.dispose()

@@ -19,6 +19,7 @@ from typing import Any
 from eth_abi import decode
 from eth_abi.exceptions import DecodingError
 from eth_hash.auto import keccak
+from eth_utils import to_checksum_address
 
 from ledger.errors import MetaLedgerError
 
@@ -146,6 +147,65 @@ def describe_revert(data: bytes) -> str | None:
     error, args = decoded
     shown = ", ".join("0x" + a.hex() if isinstance(a, bytes) else str(a) for a in args)
     return f"{error}({shown})"
+
+
+@dataclass(frozen=True)
+class Revert:
+    """A custom error decoded from revert data: its name and its arguments by name, JSON-able
+    (addresses checksummed, integers as decimal strings, bytes as 0x-hex)."""
+
+    name: str
+    args: dict[str, Any]
+
+    def text(self) -> str:
+        """`Name(arg=value, ...)`, as CLI messages show it."""
+        return f"{self.name}({', '.join(f'{k}={v}' for k, v in self.args.items())})"
+
+    def as_dict(self) -> dict[str, Any]:
+        """{"name": ..., "args": {...}} for API answers."""
+        return {"name": self.name, "args": dict(self.args)}
+
+
+def _jsonable_arg(kind: str, value: Any) -> Any:
+    if kind == "address":
+        return to_checksum_address(value)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, bytes):
+        return "0x" + value.hex()
+    if isinstance(value, list | tuple):
+        return [_jsonable_arg(kind.removesuffix("[]"), v) for v in value]
+    return value
+
+
+def explain_revert(data: bytes) -> Revert | None:
+    """The custom error of revert data from any deployed contract (its own errors and the
+    OpenZeppelin ones it inherits, ERC-1155's included) with its arguments by name, else None."""
+    selector = bytes(data[:4])
+    for contract in CONTRACT_NAMES:
+        artifact = load_artifact(contract)
+        if selector not in artifact.errors:
+            continue
+        name, types = artifact.errors[selector]
+        item = next(
+            i
+            for i in artifact.abi
+            if i["type"] == "error"
+            and i["name"] == name
+            and [canonical_type(p) for p in i["inputs"]] == types
+        )
+        try:
+            values = decode(types, bytes(data[4:]))
+        except DecodingError:
+            return Revert(name, {})
+        names = [p["name"] or f"arg{k}" for k, p in enumerate(item["inputs"])]
+        return Revert(
+            name,
+            {n: _jsonable_arg(t, v) for n, t, v in zip(names, types, values, strict=True)},
+        )
+    return None
 
 
 def artifact_json(

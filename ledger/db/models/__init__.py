@@ -14,8 +14,8 @@ from ledger.db.models.ratelimits import RateLimitWindow
 from ledger.db.models.results import MatchResult, OutboxEntry
 from ledger.db.models.wallets import Session, SigninNonce, Wallet
 
-# The workers' tables (anchoring, indexing, heartbeats) live beside these and are owned by that work.
-for _name in ("anchoring", "indexing", "workers"):
+# The workers' tables (anchoring, indexing, heartbeats) and the offer book live beside these.
+for _name in ("anchoring", "indexing", "workers", "trading"):
     try:
         importlib.import_module(f"ledger.db.models.{_name}")
     except ModuleNotFoundError as _exc:  # pragma: no cover - only before that work lands

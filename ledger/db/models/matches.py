@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Text
+from sqlalchemy import JSON, BigInteger, Column, Text
 from sqlmodel import Field, SQLModel
 
 from ledger.db.models.base import utcnow
@@ -55,6 +55,14 @@ class Match(SQLModel, table=True):
     #: transcript checkpoint hashes so far (state hash after every CHECKPOINT_EVERY actions)
     checkpoints: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     current_player: int | None = None
+    #: prevEntryHash of entry 0 (binds the match id, both seat authorizations and the seed)
+    genesis_hash: str | None = Field(default=None, max_length=66)
+    #: the hash of the last entry (the genesis hash before the first): what the next move signs
+    head_hash: str | None = Field(default=None, max_length=66)
+    #: the entry of a resignation or a timeout (it follows the engine's actions)
+    forfeit_entry: dict[str, Any] | None = Field(
+        default=None, sa_column=Column(JSON, nullable=True)
+    )
     turn_deadline: datetime | None = None
     winner_seat: int | None = None
     end_reason: str | None = Field(default=None, max_length=32)
@@ -77,6 +85,15 @@ class MatchSeat(SQLModel, table=True):
     is_bot: bool = Field(default=False)
     seed_commit: str | None = Field(default=None, max_length=66)
     seed_secret: str | None = Field(default=None, max_length=66)
+    #: the SeatAuthorization: the session key the wallet delegated, its expiry (unix seconds)
+    #: and the wallet's signature (65 bytes, or an EIP-1271 contract wallet's bytes)
+    session_key: str | None = Field(default=None, max_length=42)
+    authorization_expiry: int | None = Field(
+        default=None, sa_column=Column(BigInteger, nullable=True)
+    )
+    authorization: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    #: the session key's MatchEnd signature over the whole transcript, once the match is over
+    end_acknowledgement: str | None = Field(default=None, max_length=132)
 
 
 class MatchAction(SQLModel, table=True):
@@ -90,4 +107,15 @@ class MatchAction(SQLModel, table=True):
     action: list[Any] = Field(sa_column=Column(JSON, nullable=False))
     label: str = Field(default="", sa_column=Column(Text, nullable=False))
     by_bot: bool = Field(default=False)
+    #: the MatchAction's `action`: the canonical JSON of the move as its seat sent it (the
+    #: bot's real action)
+    move: str = Field(default="", sa_column=Column(Text, nullable=False, server_default=""))
+    salt: str | None = Field(default=None, max_length=66)
+    #: the session key's signature of the MatchAction (None for the operator's entries)
+    signature: str | None = Field(default=None, max_length=132)
+    entry_hash: str | None = Field(default=None, max_length=66)
+    #: the operator's MatchReceipt signature of the entry
+    receipt: str | None = Field(default=None, max_length=132)
+    #: the entry as each reader may read it: [player 0's, player 1's, a spectator's]
+    views: list[Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)

@@ -22,12 +22,34 @@ from engine.core.transcript import Recorder, Transcript, replay
 
 GAMES = ("metax", "metaversus", "metamasters")
 
-#: state_hash() of the first decision of a match (starter decks, seed 1): a change here means
-#: the state encoding, the shuffle or the setup changed, and every recorded transcript with it
+#: state_hash() of the first decision of a match (the ruleset's starter decks, seed 1), per
+#: ruleset: a change here means the state encoding, the shuffle or the setup changed, and every
+#: recorded transcript with it (the first ruleset of each game keeps engine 1.1.0's values)
 PINNED_START = {
-    "metax": "227dba9dfa3ee50ff9410667817884e2db1ce33e5ffb3c240b95caf69b0ac44d",
-    "metaversus": "c9bbd9e572b3f8daf1ac3ae8a1f9c3eb9282b337097daf95f85e89a3c87641e4",
-    "metamasters": "c35e5c324ef27861e5b610194a1fe9f537cbabf5265bd98feef0cb3f33170f10",
+    (
+        "metax",
+        "metax/2018.06-1",
+    ): "227dba9dfa3ee50ff9410667817884e2db1ce33e5ffb3c240b95caf69b0ac44d",
+    (
+        "metax",
+        "metax/2018.06-2",
+    ): "1ea5e104e805702e74769456f13e1dc9a776f3da025f90d9f81536311d078282",
+    (
+        "metaversus",
+        "wish-guide-1",
+    ): "c9bbd9e572b3f8daf1ac3ae8a1f9c3eb9282b337097daf95f85e89a3c87641e4",
+    (
+        "metaversus",
+        "wish-guide-2",
+    ): "2521ca7b85a014be8a3d602711ad8bb819fe7a2fb600e3d6020948f47e78d682",
+    (
+        "metamasters",
+        "metamasters-1.0",
+    ): "c35e5c324ef27861e5b610194a1fe9f537cbabf5265bd98feef0cb3f33170f10",
+    (
+        "metamasters",
+        "metamasters-1.0-2",
+    ): "a074ce5c921be77e58016e2d0b713727949c9378ca3a0973279d98c41e8ae9cf",
 }
 
 
@@ -141,12 +163,17 @@ def test_every_game_replay_stops_at_the_first_divergence(game: str) -> None:
     assert rejected.value.index == 20 and rejected.value.rule.startswith(game + ".")
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_state_hash_is_pinned_and_is_the_sha256_of_hash_bytes(game: str) -> None:
+def test_every_ruleset_has_a_pinned_start() -> None:
+    assert set(PINNED_START) == {(g, r.version) for g in GAMES for r in get_game(g).rulesets}
+
+
+@pytest.mark.parametrize(("game", "ruleset"), sorted(PINNED_START))
+def test_state_hash_is_pinned_and_is_the_sha256_of_hash_bytes(game: str, ruleset: str) -> None:
     g = get_game(game)
-    state = new_match(game, g.starter_decks, 1)
+    state = new_match(game, g.ruleset(ruleset).starter_decks, 1, ruleset=ruleset)
+    assert state.rev == g.ruleset(ruleset).revision
     assert state.state_hash() == hashlib.sha256(state.hash_bytes()).hexdigest()
-    assert state.state_hash() == PINNED_START[game]
+    assert state.state_hash() == PINNED_START[(game, ruleset)]
     assert state.clone().hash_bytes() == state.hash_bytes()
     restored = g.state_class.from_json(json.loads(json.dumps(state.to_json())))
     assert restored.hash_bytes() == state.hash_bytes()

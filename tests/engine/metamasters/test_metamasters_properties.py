@@ -14,32 +14,12 @@ from engine.core.errors import IllegalAction
 from engine.core.game import get_game, new_match
 from engine.core.prng import Prng
 from engine.core.transcript import replay
-from engine.metamasters.cards import CARDS, K_TOKEN
 from engine.metamasters.encoding import MetaMastersState
-from engine.metamasters.state import (
-    ACTOR_ZONES,
-    SPECIAL_ZONES,
-    Z_ACTOR,
-    Z_DECK,
-    Z_EXILE,
-    Z_HAND,
-    Z_LINK,
-    Z_SPECIAL,
-    Z_TOKEN,
-    Z_TRASH,
-)
+from engine.metamasters.state import FIELD_FACTS, Z_ACTOR, Z_LINK, Z_SPECIAL
 
 GAME = get_game("metamasters")
 DECKS = GAME.starter_decks
 MAX_ACTIONS = 5000
-_LISTS = (
-    ("hand", Z_HAND),
-    ("deck", Z_DECK),
-    ("links", Z_LINK),
-    ("trash", Z_TRASH),
-    ("exile", Z_EXILE),
-    ("tokens", Z_TOKEN),
-)
 _KINDS = (
     "play",
     "set",
@@ -54,42 +34,16 @@ _KINDS = (
     "target",
     "bogus",
 )
-_FIELD_FACTS = (
-    "faceup",
-    "set_at",
-    "ego_mod",
-    "int_mod",
-    "attacked",
-    "bonus_atk",
-    "pos_changed",
-    "pos_revert",
-)
 
 
 def check_invariants(s: MetaMastersState) -> None:
-    """Every card is in exactly one zone of its owner; zone rows never exceed 3."""
-    n = len(s.cid)
-    seen = [0] * n
-    for q in (0, 1):
-        assert len(s.actors[q]) == ACTOR_ZONES and len(s.specials[q]) == SPECIAL_ZONES
-        for name, code in _LISTS:
-            for i in getattr(s, name)[q]:
-                seen[i] += 1
-                assert s.zone[i] == code and s.owner[i] == q
-        for row, code in ((s.actors[q], Z_ACTOR), (s.specials[q], Z_SPECIAL)):
-            for i in row:
-                if i >= 0:
-                    seen[i] += 1
-                    assert s.zone[i] == code and s.owner[i] == q
-        for link in s.links[q]:
-            host = s.host[link]
-            assert s.zone[host] == Z_ACTOR and s.owner[host] == q
-        for i in s.tokens[q]:
-            assert CARDS[s.cid[i]].kind == K_TOKEN
-    assert seen == [1] * n
-    for i in range(n):
+    """The state's own invariants (`invariant_breaks`: every card in exactly one zone of its
+    owner, three zones a row, Links on Actors, only Tokens as Tokens), and a card off the field
+    keeps no field fact."""
+    assert s.invariant_breaks() == []
+    for i in range(len(s.cid)):
         if s.zone[i] not in (Z_ACTOR, Z_SPECIAL, Z_LINK):
-            assert all(getattr(s, f)[i] in (0, -1) for f in _FIELD_FACTS), (
+            assert all(getattr(s, f)[i] == v for f, v in FIELD_FACTS.items()), (
                 "off-field card kept field facts"
             )
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Action, IllegalAction, get_game, new_match
-from engine.core.bots import RandomBot, play_match
+from engine.core.bots import RandomBot, make_bot, play_match
 from engine.core.prng import Prng
 from engine.core.transcript import replay
 from engine.metaversus.cards import CARDS
@@ -107,7 +108,8 @@ def _random_game(variant: int, seed: int, bot_seed: int, deep: bool) -> WishStat
         cards = _check_invariants(s, cards)
     else:
         raise AssertionError("the match did not end")
-    assert s.winner in (0, 1)
+    # a winner, or the engine's safety cap (a draw) for a match that ran that long
+    assert s.winner in (0, 1) or (s.ended_by_engine_limit and s.turn >= 2 * s.max_rounds)
     assert s.legal_actions() == []
     return s
 
@@ -129,7 +131,7 @@ def test_two_thousand_random_games() -> None:
     for i in range(2000):
         s = _random_game(i % len(VARIANTS), i, i * 7919 + 1, deep=False)
         lengths.append(s.turn)
-    assert max(lengths) <= 2 * 50
+    assert max(lengths) <= 2 * GAME.default_options["max_rounds"]
 
 
 @settings(max_examples=40, deadline=None)
@@ -147,3 +149,16 @@ def test_replay_gives_identical_hashes(seed: int, bots: int) -> None:
         "metaversus", GAME.starter_decks, seed, [RandomBot(bots), RandomBot(bots + 1)]
     )[0]
     assert again.state_hash() == state.state_hash()
+
+
+@pytest.mark.parametrize(("bot", "matches"), [("random", 400), ("greedy", 100)])
+def test_bots_end_at_least_99_percent_of_matches_by_the_guide(bot: str, matches: int) -> None:
+    """With the bots' preferences against stalling, the safety cap (a draw) is a rarity."""
+    capped = 0
+    for seed in range(matches):
+        bots = (make_bot(bot, GAME, 2 * seed + 1), make_bot(bot, GAME, 2 * seed + 2))
+        state, _ = play_match("metaversus", GAME.starter_decks, seed, bots)
+        assert state.is_over
+        capped += state.ended_by_engine_limit
+        assert state.ended_by_engine_limit or state.winner in (0, 1)
+    assert capped <= matches // 100, f"{capped} of {matches} matches reached the safety cap"

@@ -26,6 +26,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ledger.client.wallet import DEV_KEY_WARNING
 from ledger.devstack.demo import DEMO_KEYS
 from ledger.devstack.ports import free_port, is_free
 from ledger.devstack.stack import server_command
@@ -136,6 +137,30 @@ class RunningStack:
         return matches[0]
 
 
+def launch_stack(tmp: Path, env: dict[str, str], taken_port: int = 0) -> RunningStack:
+    """`metaledger run --data-dir <tmp>/data` as a subprocess in its own process group, once it
+    says it is running."""
+    data, log, elsewhere = tmp / "data", tmp / "run.log", tmp / "elsewhere"
+    elsewhere.mkdir()
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ledger.cli", "run", "--data-dir", str(data)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group, as a shell job has
+        )
+    running = RunningStack(process, data, log, elsewhere, env, taken_port)
+    try:
+        wait_for(lambda: "Press Ctrl-C to stop." in log.read_text(), 150, "the stack", log)
+    except AssertionError:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    return running
+
+
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     tmp = tmp_path_factory.mktemp("run")
@@ -150,22 +175,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
         METALEDGER_BATCH_MAX_SECONDS="1",
         METALEDGER_WORKER_HEARTBEAT_SECONDS="1",
     )
-    data = tmp / "data"
-    log = tmp / "run.log"
-    elsewhere = tmp / "elsewhere"
-    elsewhere.mkdir()
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ledger.cli", "run", "--data-dir", str(data)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group, as a shell job has
-        )
-    running = RunningStack(process, data, log, elsewhere, env, taken)
+    running = launch_stack(tmp, env, taken)
+    process = running.process
     try:
-        wait_for(lambda: "Press Ctrl-C to stop." in log.read_text(), 150, "the stack", log)
         yield running
     finally:
         if process.poll() is None:
@@ -195,7 +207,9 @@ def test_the_api_moved_off_a_taken_port_and_play_finds_it(stack: RunningStack) -
     assert wrong.stderr.strip().endswith(
         "answered HTTP 200 (text/html): that is not a MetaLedger API"
     )
-    assert "<html" not in wrong.stdout + wrong.stderr and wrong.stderr.count("\n") == 1
+    # one error line, after the warning that a dev key given as an argument earns
+    assert "<html" not in wrong.stdout + wrong.stderr
+    assert wrong.stderr.splitlines()[0] == DEV_KEY_WARNING and wrong.stderr.count("\n") == 2
     played = stack.cli(
         "play", "--data-dir", str(stack.data), "--key", DEMO_KEYS[0], "--game", "metax"
     )

@@ -1,0 +1,207 @@
+"""What players sign during a match, and what the operator answers (EIP-712, the result's domain
+`MetaLedger` / `1` / chain id / MatchLedger):
+
+- `SeatAuthorization`, signed once by the player's wallet (EOA or EIP-1271): this seat of this
+  match, with this deck and seed commitment, is played by `sessionKey` until `expiry`;
+- `MatchAction`, signed by the session key for every move: the entry at `index`, chained to the
+  previous entry's hash; the entry hash is the digest of its MatchAction;
+- `MatchReceipt`, signed by the operator's result signer for every accepted entry;
+- `MatchEnd`, signed by each human's session key once the match is over: the whole transcript.
+
+The entry hash chain starts at a genesis hash binding the match id, both seat authorizations
+and the engine seed. docs/verification.md ("Signed moves") documents each field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from eth_hash.auto import keccak
+
+from ledger.protocol.eip712 import TypedStruct, digest, type_string
+from ledger.protocol.hexcodec import bytes32
+
+SEAT_AUTHORIZATION_FIELDS: list[dict[str, str]] = [
+    {"name": "matchId", "type": "bytes32"},
+    {"name": "game", "type": "string"},
+    {"name": "rulesetVersion", "type": "string"},
+    {"name": "seat", "type": "uint8"},
+    {"name": "deckHash", "type": "bytes32"},
+    {"name": "seedCommit", "type": "bytes32"},
+    {"name": "sessionKey", "type": "address"},
+    {"name": "expiry", "type": "uint64"},
+]
+MATCH_ACTION_FIELDS: list[dict[str, str]] = [
+    {"name": "matchId", "type": "bytes32"},
+    {"name": "seat", "type": "uint8"},
+    {"name": "index", "type": "uint32"},
+    {"name": "prevEntryHash", "type": "bytes32"},
+    {"name": "action", "type": "string"},
+    {"name": "salt", "type": "bytes32"},
+]
+MATCH_RECEIPT_FIELDS: list[dict[str, str]] = [
+    {"name": "matchId", "type": "bytes32"},
+    {"name": "index", "type": "uint32"},
+    {"name": "entryHash", "type": "bytes32"},
+]
+MATCH_END_FIELDS: list[dict[str, str]] = [
+    {"name": "matchId", "type": "bytes32"},
+    {"name": "entries", "type": "uint32"},
+    {"name": "finalEntryHash", "type": "bytes32"},
+]
+
+#: the entry actions of a forfeit (they follow the engine's actions)
+RESIGN_ACTION = '["resign"]'
+TIMEOUT_ACTION = '["timeout"]'
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAuthorization(TypedStruct):
+    """A wallet's authorization of a session key for one seat of one match."""
+
+    PRIMARY_TYPE: ClassVar[str] = "SeatAuthorization"
+    FIELDS: ClassVar[list[dict[str, str]]] = SEAT_AUTHORIZATION_FIELDS
+    TYPEHASH: ClassVar[bytes] = keccak(type_string("SeatAuthorization", SEAT_AUTHORIZATION_FIELDS))
+
+    match_id: bytes
+    game: str
+    ruleset_version: str
+    seat: int
+    deck_hash: bytes
+    seed_commit: bytes
+    session_key: str
+    expiry: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchAction(TypedStruct):
+    """One transcript entry: `action` is the canonical JSON of the move (`["play",3]`); `salt`
+    is 32 random bytes chosen by whoever makes the entry, so that a reader who sees the entry
+    hash (the next move signs it) cannot test guesses of a hidden action against it."""
+
+    PRIMARY_TYPE: ClassVar[str] = "MatchAction"
+    FIELDS: ClassVar[list[dict[str, str]]] = MATCH_ACTION_FIELDS
+    TYPEHASH: ClassVar[bytes] = keccak(type_string("MatchAction", MATCH_ACTION_FIELDS))
+
+    match_id: bytes
+    seat: int
+    index: int
+    prev_entry_hash: bytes
+    action: str
+    salt: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class MatchReceipt(TypedStruct):
+    """The operator's receipt of the entry at `index` whose hash is `entry_hash`."""
+
+    PRIMARY_TYPE: ClassVar[str] = "MatchReceipt"
+    FIELDS: ClassVar[list[dict[str, str]]] = MATCH_RECEIPT_FIELDS
+    TYPEHASH: ClassVar[bytes] = keccak(type_string("MatchReceipt", MATCH_RECEIPT_FIELDS))
+
+    match_id: bytes
+    index: int
+    entry_hash: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnd(TypedStruct):
+    """A player's acknowledgement of the whole transcript: `entries` entries ending at
+    `final_entry_hash`."""
+
+    PRIMARY_TYPE: ClassVar[str] = "MatchEnd"
+    FIELDS: ClassVar[list[dict[str, str]]] = MATCH_END_FIELDS
+    TYPEHASH: ClassVar[bytes] = keccak(type_string("MatchEnd", MATCH_END_FIELDS))
+
+    match_id: bytes
+    entries: int
+    final_entry_hash: bytes
+
+
+def canonical_action(move: Any) -> str:
+    """The canonical JSON text of a move `[kind, *args]` (no spaces; what `MatchAction.action`
+    holds; `JSON.stringify` gives the same text for the same list)."""
+    from engine import canonical_json
+
+    return canonical_json(list(move)).decode()
+
+
+def genesis_hash(match_id: bytes | str, seat_digests: tuple[bytes, bytes], seed: int) -> bytes:
+    """`prevEntryHash` of entry 0: keccak256(abi.encode(matchId, seat0AuthorizationDigest,
+    seat1AuthorizationDigest, uint256 seed))."""
+    return keccak(
+        bytes32(match_id, "match id")
+        + bytes32(seat_digests[0], "seat 0 authorization digest")
+        + bytes32(seat_digests[1], "seat 1 authorization digest")
+        + seed.to_bytes(32, "big")
+    )
+
+
+class EntryChain:
+    """Digests of one match's entries, receipts and acknowledgements in its domain (the domain
+    separator is computed once per domain)."""
+
+    __slots__ = ("chain_id", "contract", "match_id")
+
+    def __init__(self, match_id: bytes | str, chain_id: int, contract: str) -> None:
+        self.match_id = bytes32(match_id, "match id")
+        self.chain_id = chain_id
+        self.contract = contract
+
+    def entry_hash(
+        self, seat: int, index: int, prev_entry_hash: bytes, action: str, salt: bytes
+    ) -> bytes:
+        """The entry hash: the EIP-712 digest of its MatchAction."""
+        struct = MatchAction(self.match_id, seat, index, prev_entry_hash, action, salt)
+        return digest(struct, self.chain_id, self.contract)
+
+    def receipt_digest(self, index: int, entry_hash: bytes) -> bytes:
+        """The digest the operator signs as the receipt of an entry."""
+        return digest(MatchReceipt(self.match_id, index, entry_hash), self.chain_id, self.contract)
+
+    def end_digest(self, entries: int, final_entry_hash: bytes) -> bytes:
+        """The digest a player signs to acknowledge the end of the match."""
+        struct = MatchEnd(self.match_id, entries, final_entry_hash)
+        return digest(struct, self.chain_id, self.contract)
+
+
+# -- the signed transcript (metaledger.transcript/2) ---------------------------------------
+
+TRANSCRIPT_FORMAT_2 = "metaledger.transcript/2"
+
+
+def signed_transcript(
+    engine: dict[str, Any],
+    match_id: str,
+    seats: list[dict[str, Any]],
+    genesis: str,
+    entries: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """A `metaledger.transcript/2` document: the engine transcript (format 1) and what was
+    signed around it (seat authorizations, the entries with their signatures and receipts)."""
+    return {
+        "format": TRANSCRIPT_FORMAT_2,
+        "match_id": match_id,
+        "engine": engine,
+        "seats": seats,
+        "genesis_hash": genesis,
+        "entries": entries,
+    }
+
+
+def engine_transcript(transcript: dict[str, Any]) -> dict[str, Any]:
+    """The engine transcript (format 1) of a transcript of either format."""
+    if transcript.get("format") == TRANSCRIPT_FORMAT_2:
+        return dict(transcript["engine"])
+    return transcript
+
+
+def transcript_hash(transcript: dict[str, Any]) -> bytes:
+    """The signed `transcriptHash`: keccak256 of the transcript's canonical JSON (format 1: of
+    the engine's canonical form, `Transcript.canonical_bytes()`)."""
+    from engine import Transcript, canonical_json
+
+    if transcript.get("format") == TRANSCRIPT_FORMAT_2:
+        return keccak(canonical_json(transcript))
+    return keccak(Transcript.from_json(transcript).canonical_bytes())

@@ -1,0 +1,1 @@
+"""The offer book: signed CardExchange offers checked, stored, listed, filled and withdrawn."""
