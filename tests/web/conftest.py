@@ -297,10 +297,21 @@ def save_starter_deck(w: WalletPage, game: str, which: int = 1) -> str:
 
 
 def click_move(w: WalletPage) -> None:
-    """Click the first legal action the page offers and wait for the updated board (the page
-    records the click's time to it); fails on an error message."""
+    """Click the first legal action the page offers (not a position change) and wait for the
+    updated board (the page records the click's time to it); fails on an error message."""
     before = w.page.evaluate("() => window.__metaledger.moves.length")
-    w.page.click("#actions button.move:not([disabled])")
+    # MetaMasters (ruleset 2) sets no limit on position changes: always clicking the first legal
+    # action would switch one Actor back and forth for ever
+    buttons = w.page.query_selector_all("#actions button.move:not([disabled])")
+    chosen = next(
+        (
+            b
+            for b in buttons
+            if not (b.get_attribute("data-action") or "").startswith('["position"')
+        ),
+        buttons[0],
+    )
+    chosen.click()
     w.page.wait_for_function(
         "(n) => window.__metaledger.moves.length > n || document.querySelector('.message.error:not([hidden])')",
         arg=before,

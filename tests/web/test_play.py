@@ -56,8 +56,15 @@ def test_a_whole_match_against_the_bot_by_clicking(
     assert not w.page.query_selector("#board [data-side='them'] [data-zone='hand']")
     w.page.wait_for_selector("#turn-timer:has-text('left for')")
     w.shot(f"play-{game}")
+    signed_before = w.prompts.count("eth_signTypedData_v4")
     clicks = play_by_clicking(w, game)
     assert clicks > 3
+    # one wallet prompt for the match (the seat authorization), none per move: the page's
+    # session key signed every move, and the page checked each operator receipt
+    assert signed_before == 1 and w.prompts.count("eth_signTypedData_v4") == 1, w.prompts
+    w.page.wait_for_function(
+        "() => Number(document.querySelector('#receipts').dataset.checked) >= 4"
+    )
     assert w.page.locator("#log li").count() >= clicks
     assert "Result:" in w.page.inner_text("#result h2")
     w.page.wait_for_selector("#anchored", timeout=60_000)

@@ -7,8 +7,10 @@ import { indexOf, listGames } from "../catalogue";
 import { fill, h, short } from "../dom";
 import { listen, watch } from "../live";
 import { navigate } from "../nav";
+import type { Hex, TypedDataDomain } from "viem";
 import { commitOf, forgetSecret, hasSecret, secretFor } from "../seed";
-import { action, busy, notify, requireSignIn } from "../ui";
+import { authorizeSeat, hasSessionKey, receiptIsOperators, signEnd, signMove } from "../signedmoves";
+import { action, busy, notify, requireSignIn, showError } from "../ui";
 import { describeDeck, myDecks } from "./decks";
 import { renderBoard } from "./boards";
 
@@ -16,13 +18,20 @@ interface Seat {
   seat: number;
   address: string;
   is_bot: boolean;
+  deck_hash: Hex;
   seed_commit: string | null;
   revealed: boolean;
+  acknowledged: boolean;
 }
 
 interface Match {
-  id: string;
+  id: Hex;
   game: string;
+  ruleset_version: string;
+  head_hash: Hex | null;
+  entries: number;
+  domain: TypedDataDomain;
+  receipt_signer: string | null;
   status: string;
   version: number;
   current_player: number | null;
@@ -42,9 +51,11 @@ interface Legal {
 interface Applied {
   index: number;
   seat: number;
-  action: (string | number)[];
+  action: (string | number | null)[] | null;
   label: string;
   by_bot: boolean;
+  entry_hash: Hex | null;
+  receipt: Hex | null;
 }
 
 interface View {
@@ -62,6 +73,7 @@ interface ActionOut {
   your_turn: boolean;
   winner_seat: number | null;
   end_reason: string | null;
+  head_hash: Hex | null;
   applied: Applied[];
   legal_actions: Legal[];
   observation: Record<string, unknown> | null;
@@ -140,7 +152,8 @@ async function renderLobby(main: HTMLElement, params: URLSearchParams): Promise<
 async function renderMatch(main: HTMLElement, matchId: string, address: string): Promise<void> {
   let match = await api<Match>("GET", `/matches/${matchId}`);
   const cards = await indexOf(match.game);
-  const head = h("div", { class: "match-head" });
+  const heading = h("div", { class: "match-head" });
+  const receipts = h("p", { id: "receipts", class: "ok", "data-checked": "0" });
   const status = h("p", { id: "match-status", class: "status", "aria-live": "polite" });
   const timer = h("span", { id: "turn-timer", class: "timer" });
   const boardBox = h("div", { id: "board" });
@@ -148,7 +161,7 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
   const log = h("ol", { id: "log", class: "log", "aria-label": "match log" });
   const result = h("div", { id: "result", "aria-live": "polite" });
   const join = h("div", { id: "join" });
-  main.append(head, status, join, h("div", { class: "play" }, h("div", null, boardBox, choices), h("aside", null, h("h2", null, "Log"), log)), result);
+  main.append(heading, status, receipts, join, h("div", { class: "play" }, h("div", null, boardBox, choices), h("aside", null, h("h2", null, "Log"), log)), result);
   let logged = -1;
   let deadline: number | null = null;
   let seat: number | null = match.your_seat;
@@ -156,10 +169,23 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
   // a read that started before a move was applied must not draw the older board over it
   let moving = false;
   let newest = -1;
+  let head: Hex | null = match.head_hash;
+  let receiptsChecked = 0;
+  const checkReceipts = async (rows: Applied[]) => {
+    for (const a of rows) {
+      if (!a.receipt || !a.entry_hash || !match.receipt_signer) continue;
+      if (!(await receiptIsOperators(match.domain, match.id, a.index, a.entry_hash, a.receipt, match.receipt_signer))) {
+        throw new Error(`the receipt of entry ${a.index} is not signed by the operator ${match.receipt_signer}`);
+      }
+      receiptsChecked += 1;
+    }
+    receipts.dataset.checked = String(receiptsChecked);
+    fill(receipts, receiptsChecked ? `✓ ${receiptsChecked} operator receipts checked` : "");
+  };
 
   const headLine = () =>
     fill(
-      head,
+      heading,
       h("h2", null, `${match.game} · match ${short(match.id)}`),
       h("p", null, ...match.seats.map((s) => h("span", { class: "seat" }, `Player ${s.seat + 1}: ${s.is_bot ? "the bot" : s.address === address ? "you" : short(s.address)} `))),
       match.status === "open" && seat !== null
@@ -168,7 +194,11 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
       match.status === "active" || match.status === "seeding" || match.status === "open"
         ? h("p", null, timer, " ", action("Resign", async () => {
             if (!confirm("Resign this match?")) return;
-            match = await api<Match>("POST", `/matches/${match.id}/resign`);
+            const body =
+              match.status === "active" && seat !== null && head !== null
+                ? await signMove(match.domain, match.id, address, seat, match.version, head, ["resign"])
+                : undefined;
+            match = await api<Match>("POST", `/matches/${match.id}/resign`, body);
             await refresh();
           }, { id: "resign" }))
         : null,
@@ -217,7 +247,9 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
     await busy(button, async () => {
       let out: ActionOut;
       try {
-        out = await api<ActionOut>("POST", `/matches/${match.id}/actions`, { action: legal.action, version, include_view: true });
+        if (seat === null || head === null) throw new Error("this match has no signed transcript to extend");
+      const signed = await signMove(match.domain, match.id, address, seat, version, head, legal.action);
+      out = await api<ActionOut>("POST", `/matches/${match.id}/actions`, { action: legal.action, ...signed, version, include_view: true });
       } catch (exc) {
         if (exc instanceof Problem && (exc.slug === "stale-turn" || exc.slug === "out-of-turn")) {
           await refresh();
@@ -226,12 +258,14 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
       }
       metrics.fetches.push(performance.now() - started);
       newest = Math.max(newest, out.version);
+      head = out.head_hash;
       moving = false;
       match = { ...match, version: out.version, status: out.status, current_player: out.current_player, winner_seat: out.winner_seat, end_reason: out.end_reason };
       if (out.observation) fill(boardBox, renderBoard(out.observation, seat, cards));
       addLog(out.applied);
       showChoices(out.legal_actions, out.your_turn, out.version);
       requestAnimationFrame(() => metrics.moves.push(performance.now() - started));
+      void checkReceipts(out.applied).catch(showError);
       if (out.status !== "active") await refresh();
       else rereadDeadline();
     });
@@ -244,7 +278,10 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
     if (!mine) return;
     if (!mine.seed_commit) {
       fill(status, "Committing to your seed secret…");
-      match = await api<Match>("POST", `/matches/${match.id}/commit`, { commit: commitOf(secretFor(match.id, address)) });
+      const commit = commitOf(secretFor(match.id, address));
+      const seatTerms = { domain: match.domain, matchId: match.id, game: match.game, rulesetVersion: match.ruleset_version, seat, deckHash: mine.deck_hash, seedCommit: commit };
+      fill(status, "Authorize this match in your wallet (one signature: it lets this page sign your moves)…");
+      match = await api<Match>("POST", `/matches/${match.id}/commit`, { commit, ...(await authorizeSeat(seatTerms, address)) });
       return seedStep();
     }
     const everyone = match.seats.length === 2 && match.seats.every((s) => s.seed_commit);
@@ -253,6 +290,16 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
       fill(status, "Revealing your seed secret…");
       match = await api<Match>("POST", `/matches/${match.id}/reveal`, { secret: secretFor(match.id, address) });
     }
+  };
+
+  // the end: the session key signs MatchEnd over the whole transcript, so the bot's last
+  // replies are the players' record too, not only the operator's word
+  const acknowledge = async () => {
+    const mine = match.seats.find((x) => x.seat === seat);
+    if (!mine || mine.acknowledged || !match.head_hash || !hasSessionKey(match.id, address)) return;
+    const signature = await signEnd(match.domain, match.id, address, match.entries, match.head_hash);
+    await api("POST", `/matches/${match.id}/acknowledge`, { signature });
+    match = await api<Match>("GET", `/matches/${match.id}`);
   };
 
   const showResult = async () => {
@@ -308,13 +355,16 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
       if (moving || view.match.version < newest) return; // a move overtook this read
       newest = view.match.version;
       match = view.match;
+      head = view.match.head_hash;
       if (view.observation) fill(boardBox, renderBoard(view.observation, seat, cards));
       addLog(missed);
+      void checkReceipts(missed).catch(showError);
       showChoices(view.legal_actions, view.your_turn, view.match.version);
       fill(status, match.status === "active" ? (view.your_turn ? "Your turn." : "The opponent's turn.") : `The match is over${match.end_reason ? ` (${match.end_reason})` : ""}.`);
     } else {
       fill(status, `This match is ${match.status}.`);
     }
+    if (match.status === "finished" && seat !== null) await acknowledge();
     if (match.status === "finished" || match.status === "cancelled") {
       fill(choices);
       await showResult();
