@@ -9,6 +9,7 @@ from typing import Any
 from engine import Action, EngineError, Transcript, get_game
 from ledger.errors import InvalidInput
 from ledger.matches.options import check_options
+from ledger.protocol.signedmoves import engine_transcript
 
 
 @dataclass(frozen=True)
@@ -22,11 +23,13 @@ class ReplayStep:
 
 
 def replay_steps(transcript: Any, step: int) -> ReplayStep:
-    """Replay `transcript` up to `step` actions (clamped to its length); every action's seat and
+    """Replay `transcript` (the engine's, or a signed `metaledger.transcript/2` around it) up to `step` actions (clamped to its length); every action's seat and
     label, and the spectator's board there. InvalidInput for a malformed transcript or an action
     the rules refuse (naming its index)."""
     try:
-        t = Transcript.from_json(transcript)
+        t = Transcript.from_json(
+            engine_transcript(transcript) if isinstance(transcript, dict) else transcript
+        )
         game = get_game(t.game)
         check_options(game.name, game.option_schema, t.options)  # e.g. no Token count of 10^9
         state = game.new_match(

@@ -49,6 +49,13 @@ def anchored_match(stack: Stack) -> tuple[str, dict[str, Any]]:
         time.sleep(0.5)
 
 
+def wait_for_verdict(w: WalletPage) -> None:
+    """Wait until the page has checked the bundle (failing with its message if it could not)."""
+    w.page.wait_for_selector("#audit-verdict, .message.error:not([hidden])", timeout=60_000)
+    error = w.page.query_selector(".message.error:not([hidden])")
+    assert error is None, error.inner_text()
+
+
 def outcomes(w: WalletPage, list_id: str) -> dict[str, bool]:
     """check name -> passed, as the page shows them."""
     rows = w.page.eval_on_selector_all(
@@ -63,7 +70,7 @@ def test_audit_a_finished_match(
     match_id, bundle = anchored_match
     w = wallet(DEMO_KEYS[0])  # an auditor need not sign in
     w.goto(f"/audit?match={match_id}")
-    w.page.wait_for_selector("#audit-verdict", timeout=60_000)
+    wait_for_verdict(w)
     assert outcomes(w, "server-checks") == dict.fromkeys(CHECKS, True)
     assert outcomes(w, "browser-checks") == dict.fromkeys(BROWSER_CHECKS, True)
     assert w.page.get_attribute("#audit-verdict", "data-ok") == "1"
@@ -78,11 +85,18 @@ def test_audit_a_finished_match(
     assert "the deal" in w.page.inner_text("#replay-where")
     w.page.click("#replay-next")
     w.page.wait_for_selector("#replay-where:has-text('step 1 of')")
-    total = len(bundle["transcript"]["actions"])
+    total = len(engine_actions(bundle))
     w.page.click("#replay-last")
     w.page.wait_for_selector(f"#replay-where:has-text('step {total} of {total}')")
     assert w.page.query_selector("#replay-board [data-zone='actors']")
     w.shot("audit")
+
+
+def engine_actions(bundle: dict[str, Any]) -> list[Any]:
+    """The engine transcript's actions (inside a signed transcript/2 when the bundle has one)."""
+    transcript = bundle["transcript"]
+    actions: list[Any] = transcript.get("engine", transcript)["actions"]
+    return actions
 
 
 def tampered(bundle: dict[str, Any], change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
@@ -114,8 +128,8 @@ def flip_hex_digit(value: str, at: int) -> str:
         ),
         (
             "action",
-            lambda b: b["transcript"]["actions"].pop(),
-            {"transcript-hash", "replay"},
+            lambda b: engine_actions(b).pop(),
+            {"transcript-hash", "replay", "player-signatures"},
             set(),
         ),
     ],
@@ -135,7 +149,7 @@ def test_a_tampered_bundle_shows_a_cross_on_the_right_check(
     w = wallet(DEMO_KEYS[0])
     w.goto("/audit")
     w.page.set_input_files("#audit-file", str(path))
-    w.page.wait_for_selector("#audit-verdict", timeout=60_000)
+    wait_for_verdict(w)
     assert w.page.get_attribute("#audit-verdict", "data-ok") == "0"
     server = outcomes(w, "server-checks")
     assert {name for name, ok in server.items() if not ok} == server_fails

@@ -41,6 +41,19 @@ export function describeProblem(status: number, body: Row): string {
   return lines.join("\n");
 }
 
+type Reviver = (key: string, value: unknown, context?: { source?: string }) => unknown;
+const rawJSON = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
+
+/** JSON.parse that keeps integers beyond 2^53 exact (as raw JSON, written back as they came),
+ * so a bundle sent on to the API is the bundle that was read, digit for digit. */
+export function parseExact(text: string): any {
+  const keep: Reviver = (_key, value, context) =>
+    typeof value === "number" && !Number.isSafeInteger(value) && rawJSON && context?.source && /^-?\d+$/.test(context.source)
+      ? rawJSON(context.source)
+      : value;
+  return JSON.parse(text, keep as Parameters<typeof JSON.parse>[1]);
+}
+
 /** Call the API; the parsed JSON answer, or a Problem. */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
@@ -61,7 +74,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const text = await response.text();
   let parsed: unknown = null;
   try {
-    parsed = text ? JSON.parse(text) : null;
+    parsed = text ? parseExact(text) : null;
   } catch {
     parsed = { title: `HTTP ${response.status}`, detail: text.slice(0, 200) };
   }

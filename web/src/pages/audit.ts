@@ -3,7 +3,7 @@
 // against the chain itself; then a step-by-step replay of the match and the anchoring
 // transaction and batch.
 
-import { api } from "../api";
+import { api, parseExact } from "../api";
 import { anchorTransaction, type BrowserCheck, checkInBrowser } from "../chaincheck";
 import { indexOf } from "../catalogue";
 import { fill, h, short } from "../dom";
@@ -25,6 +25,10 @@ const MEANINGS: Record<string, string> = {
   ownership: "each player held every card of their deck at the pinned block",
   "transcript-hash": "the transcript is the one the result signs",
   replay: "replaying every move on the engine gives the signed final state and winner",
+  "seat-authorizations": "each player's wallet authorized their seat, deck, seed commitment and session key",
+  "player-signatures": "every move was signed by its player's session key, in order, with the operator's receipt",
+  "players-acknowledged": "which players signed the end of the transcript (after that, the operator's word)",
+  "batch-leaves": "the batch holds this result once and no other result for the match",
   "result-signature": "this browser recomputed the EIP-712 digest, recovered the signer and asked MatchLedger whether it was registered",
 };
 
@@ -80,7 +84,7 @@ export async function renderAudit(main: HTMLElement, params: URLSearchParams): P
   const fromFile = async (file: File) => {
     let bundle: Bundle;
     try {
-      bundle = JSON.parse(await file.text());
+      bundle = parseExact(await file.text());
     } catch (exc) {
       throw new Error(`${file.name} is not JSON: ${exc instanceof Error ? exc.message : exc}`);
     }
@@ -162,8 +166,10 @@ async function audit(out: HTMLElement, bundle: Bundle): Promise<void> {
 }
 
 async function replayer(box: HTMLElement, transcript: Record<string, unknown>): Promise<void> {
-  const cards = await indexOf(String(transcript.game));
-  const total = Array.isArray(transcript.actions) ? transcript.actions.length : 0;
+  // a signed transcript (metaledger.transcript/2) carries the engine's under "engine"
+  const engine = (transcript.engine ?? transcript) as Record<string, unknown>;
+  const cards = await indexOf(String(engine.game));
+  const total = Array.isArray(engine.actions) ? engine.actions.length : 0;
   const slider = h("input", { id: "replay-step", type: "range", min: 0, max: total, value: 0, "aria-label": "step" });
   const where = h("span", { id: "replay-where" });
   const board = h("div", { id: "replay-board" });
