@@ -7,12 +7,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 UV_VERSION := 0.13.8
 
-.PHONY: install run test lint typecheck pytest forge slither bench clean help
+.PHONY: install run test lint typecheck pytest forge slither bench clean help web
 
 help:
 	@echo "make run     install what is missing, start chain + API + worker (Ctrl-C stops)"
 	@echo "make test    install what is missing, run ruff, lint-imports, mypy, forge and pytest"
 	@echo "make slither static analysis of the contracts (own venv)"
+	@echo "make web     rebuild the web app (web/ -> api/web) after changing it"
 
 install: $(VENV)/.installed node_modules/.installed
 
@@ -39,6 +40,11 @@ lint: install
 
 typecheck: install
 	$(BIN)/mypy engine ledger api workers
+	node_modules/.bin/tsc -p web
+
+# rebuild the web app's committed assets (api/web) from web/; a test fails when they are stale
+web: install
+	node web/build.mjs
 
 forge: install
 	cd contracts && ../node_modules/.bin/forge test --offline -q

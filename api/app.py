@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from sqlalchemy import Engine
 
-from api import docs, problems
+from api import docs, pages, problems
 from api.limits import InputLimitsMiddleware
 from api.metrics import MetricsMiddleware
 from api.routes import audit, auth, catalogue, decks, events, matches, metadata, offers, system
@@ -76,11 +76,13 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
         openapi_url="/openapi.json",
     )
     docs.install(app, "MetaLedger API")
+    pages.install(app)
     problems.install(app)
     app.add_middleware(InputLimitsMiddleware, settings=settings or get_settings())
     app.add_middleware(MetricsMiddleware)  # outermost: it also counts refused requests
     for module in (system, auth, catalogue, metadata, decks, matches, events, offers, audit):
         app.include_router(module.router)
+    app.include_router(audit.checks)
     return app
 
 

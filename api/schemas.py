@@ -90,6 +90,9 @@ class CardOut(BaseModel):
 
     game: str
     card_id: str
+    index: int = Field(
+        description="the card's position in the engine catalogue (observations name cards by it where they use numbers)"
+    )
     name: str
     kind: str
     token_id: str
@@ -131,6 +134,25 @@ class DeckIn(BaseModel):
     cards: dict[CardId, Annotated[int, Field(ge=1, le=10_000)]] = Field(
         min_length=1, max_length=1000
     )
+
+
+class ViolationOut(BaseModel):
+    """A deck-building rule the deck breaks."""
+
+    rule: str
+    message: str
+    card: str | None
+
+
+class DeckCheckOut(BaseModel):
+    """A deck checked against the game's deck-building rules only (nothing stored)."""
+
+    game: str
+    ok: bool = Field(description="no rule is broken (ownership is checked when you save)")
+    cards: dict[str, int]
+    deck_hash: str
+    required: dict[str, int] = Field(description="the tokens the deck needs: card id -> copies")
+    violations: list[ViolationOut]
 
 
 class DeckOut(BaseModel):
@@ -413,3 +435,45 @@ class HealthOut(BaseModel):
     database_ok: bool
     signer: str
     components: ComponentsOut
+
+
+class AuditCheckOut(BaseModel):
+    """One check of `metaledger verify` and its outcome."""
+
+    name: str
+    ok: bool
+    detail: str
+
+
+class AuditOut(BaseModel):
+    """The server's run of the one verifier (`ledger.audit.verify`, as `metaledger verify`)."""
+
+    verifier: str = Field(description="who ran which verifier")
+    rpc_url: str
+    ok: bool
+    checks: list[AuditCheckOut]
+
+
+class ReplayIn(BaseModel):
+    """A transcript (`metaledger.transcript/1`) and how many of its actions to apply."""
+
+    model_config = STRICT_INPUT
+    transcript: dict[str, Any]
+    step: int = Field(0, ge=0, le=1_000_000)
+
+
+class ReplayActionOut(BaseModel):
+    """One recorded action: its index, who made it, and what it did."""
+
+    index: int
+    seat: int | None
+    label: str
+
+
+class ReplayOut(BaseModel):
+    """The board a spectator sees after `step` actions, and every action's label."""
+
+    total: int
+    step: int
+    actions: list[ReplayActionOut]
+    observation: dict[str, Any]

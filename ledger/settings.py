@@ -6,6 +6,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -47,6 +48,10 @@ class Settings(BaseSettings):
     anvil_port: int = Field(8545, description="port for the local Anvil that `make run` starts")
     deployment_file: Path | None = Field(None, description="default: <data_dir>/deployment.json")
     confirmations: int = Field(1, ge=0, description="blocks to wait before a batch is final")
+    web_rpc_url: str | None = Field(
+        None,
+        description="the chain RPC the web pages call themselves (the audit page's own checks); default: METALEDGER_RPC_URL when it is on this machine, else none (a remote RPC URL may carry a key)",
+    )
     rpc_max_log_range: int = Field(
         2000,
         ge=1,
@@ -275,6 +280,15 @@ class Settings(BaseSettings):
     def resolved_broker_url(self) -> str:
         """The broker URL (default: the local redis-server on redis_port)."""
         return self.broker_url or f"redis://127.0.0.1:{self.redis_port}/0"
+
+    @property
+    def resolved_web_rpc_url(self) -> str | None:
+        """The chain RPC URL the web pages may call from the browser: the configured one, or
+        METALEDGER_RPC_URL when it is on this machine; never a remote URL by default."""
+        if self.web_rpc_url:
+            return self.web_rpc_url
+        local = urlsplit(self.rpc_url).hostname in ("127.0.0.1", "localhost", "::1")
+        return self.rpc_url if local else None
 
     @property
     def resolved_siwe_domain(self) -> str:

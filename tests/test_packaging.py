@@ -46,6 +46,7 @@ def test_the_wheel_installs_and_runs_without_the_checkout_or_the_local_extra(
     (wheel,) = dist.glob("metaledger-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "ledger/chain/artifacts/MatchLedger.json" in names
+    assert {"api/web/index.html", "api/web/app.js", "api/web/app.css"} <= set(names)
     assert not [n for n in names if "Mock" in n or n.startswith(("tests/", "contracts/"))]
 
     _run([UV, "venv", "-q", "--python", sys.executable, venv], tmp_path, env)

@@ -32,8 +32,15 @@ def cards(game: Annotated[str, Path(max_length=32)], ctx: Ctx) -> list[schemas.C
     """The game's card designs with their ERC-1155 token ids."""
     rows = run(ctx, lambda db: catalogue.cards(db, game), write=False)
     base = ctx.settings.resolved_public_base_url
+    positions = catalogue.card_positions(game)
     return [
-        schemas.CardOut.model_validate({**r.model_dump(), **catalogue.card_links(base, r.token_id)})
+        schemas.CardOut.model_validate(
+            {
+                **r.model_dump(),
+                **catalogue.card_links(base, r.token_id),
+                "index": positions[r.card_id],
+            }
+        )
         for r in rows
     ]
 

@@ -28,6 +28,13 @@ def register(body: schemas.DeckIn, ctx: Ctx, caller: Caller) -> schemas.DeckOut:
     return present.deck(row)
 
 
+@router.post("/check", response_model=schemas.DeckCheckOut)
+def check(body: schemas.DeckIn, caller: Caller) -> schemas.DeckCheckOut:
+    """Check a deck against the game's deck-building rules only, storing nothing (the deck
+    builder's live messages); ownership is checked when you save it with POST /decks."""
+    return schemas.DeckCheckOut.model_validate(decks.check_deck(body.game, body.cards))
+
+
 @router.get("", response_model=list[schemas.DeckOut])
 def mine(ctx: Ctx, caller: Caller) -> list[schemas.DeckOut]:
     """Your deck commitments, newest first."""

@@ -40,6 +40,12 @@ def token_ids(game: str) -> dict[str, int]:
     return {str(card["id"]): token_id(game, str(card["id"])) for card in get_game(game).cards}
 
 
+@lru_cache(maxsize=16)
+def card_positions(game: str) -> dict[str, int]:
+    """card id -> the card's position in the engine catalogue of `game`."""
+    return {str(card["id"]): i for i, card in enumerate(get_game(game).cards)}
+
+
 def sync_card_designs(db: Session) -> int:
     """Store every game's catalogue as card designs (replacing a game whose catalogue changed).
     Returns how many rows were written."""

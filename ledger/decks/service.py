@@ -83,16 +83,41 @@ def refuse_held_elsewhere(short: list[dict[str, Any]], pin: BlockRef) -> None:
         )
 
 
+def rule_violations(
+    game: Game, cards: Mapping[str, int], options: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Every deck-building rule of the game the deck breaks: [{rule, message, card}]."""
+    found = game.check_deck(cards, {**game.default_options, **(options or {})})
+    return [{"rule": v.rule, "message": v.message, "card": v.card} for v in found]
+
+
 def check_rules(
     game: Game, cards: Mapping[str, int], options: Mapping[str, Any] | None = None
 ) -> None:
     """The game's deck-building rules; DeckRejected listing every violation."""
-    violations = game.check_deck(cards, {**game.default_options, **(options or {})})
+    violations = rule_violations(game, cards, options)
     if violations:
         raise DeckRejected(
             f"the deck breaks {len(violations)} deck-building rule(s) of {game.name}",
-            violations=[{"rule": v.rule, "message": v.message, "card": v.card} for v in violations],
+            violations=violations,
         )
+
+
+def check_deck(game_name: str, cards: Mapping[str, Any]) -> dict[str, Any]:
+    """A deck checked against the game's deck-building rules only, nothing stored (the deck
+    builder's live messages): its canonical form, hash, the tokens it needs and every violation."""
+    game = load_game(game_name)
+    deck = canonical_cards(cards)
+    violations = rule_violations(game, deck)
+    ids = token_ids(game.name)
+    return {
+        "game": game.name,
+        "ok": not violations,
+        "cards": deck,
+        "deck_hash": deck_hash(game.name, deck),
+        "required": {c: n for c, n in game.required_tokens(deck).items() if n > 0 and c in ids},
+        "violations": violations,
+    }
 
 
 def read_holdings(

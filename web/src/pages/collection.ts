@@ -1,0 +1,103 @@
+// Collection: every card the signed-in wallet holds, in every game, with its copies; filters
+// by game, kind and name; kept up to date while the page is open.
+
+import { api } from "../api";
+import { type Card, cardsOf, listGames } from "../catalogue";
+import { fill, h } from "../dom";
+import { watch } from "../live";
+import { requireSignIn } from "../ui";
+
+interface Holding {
+  game: string;
+  card_id: string;
+  name: string;
+  token_id: string;
+  balance: number;
+}
+
+interface Collection {
+  block_number: number;
+  source: string;
+  cards: Holding[];
+}
+
+/** How often the page re-reads the collection (polling fallback, see live.ts). */
+const REFRESH_MS = 1000;
+
+export async function renderCollection(main: HTMLElement): Promise<void> {
+  main.append(h("h1", null, "Collection"));
+  const address = requireSignIn(main, "see your cards");
+  if (!address) return;
+  const games = await listGames();
+  const catalogues = new Map<string, Map<string, Card>>();
+  for (const g of games) {
+    catalogues.set(g.name, new Map((await cardsOf(g.name)).map((c) => [c.card_id, c])));
+  }
+  const gameFilter = h(
+    "select",
+    { id: "filter-game", "aria-label": "game" },
+    h("option", { value: "" }, "every game"),
+    ...games.map((g) => h("option", { value: g.name }, g.title)),
+  );
+  const kinds = [...new Set([...catalogues.values()].flatMap((m) => [...m.values()].map((c) => c.kind)))].sort();
+  const kindFilter = h(
+    "select",
+    { id: "filter-kind", "aria-label": "kind" },
+    h("option", { value: "" }, "every kind"),
+    ...kinds.map((k) => h("option", { value: k }, k)),
+  );
+  const search = h("input", { id: "filter-name", type: "search", placeholder: "name", "aria-label": "name" });
+  const status = h("p", { class: "status", "aria-live": "polite" });
+  const grid = h("ul", { class: "cards", id: "collection" });
+  main.append(
+    h("div", { class: "filters" }, h("label", null, "Game ", gameFilter), h("label", null, "Kind ", kindFilter), h("label", null, "Name ", search)),
+    status,
+    grid,
+  );
+  const titles = new Map(games.map((g) => [g.name, g.title]));
+  let latest: Collection | null = null;
+
+  const show = () => {
+    if (!latest) return;
+    const wanted = search.value.trim().toLowerCase();
+    const rows = latest.cards.filter((c) => {
+      const card = catalogues.get(c.game)?.get(c.card_id);
+      return (
+        c.balance > 0 &&
+        (!gameFilter.value || c.game === gameFilter.value) &&
+        (!kindFilter.value || card?.kind === kindFilter.value) &&
+        (!wanted || c.name.toLowerCase().includes(wanted) || c.card_id.toLowerCase().includes(wanted))
+      );
+    });
+    const copies = rows.reduce((n, c) => n + c.balance, 0);
+    fill(
+      status,
+      `${rows.length} designs, ${copies} copies · as of block ${latest.block_number} (${latest.source === "indexer" ? "indexed transfers" : "read from the chain"})`,
+    );
+    fill(
+      grid,
+      rows.map((c) => {
+        const card = catalogues.get(c.game)?.get(c.card_id);
+        return h(
+          "li",
+          { class: "card", "data-card": `${c.game}:${c.card_id}`, "data-copies": c.balance, tabindex: "0" },
+          h("span", { class: "copies", title: "copies" }, `×${c.balance}`),
+          h("strong", null, c.name),
+          card?.data.subtitle ? h("span", { class: "subtitle" }, String(card.data.subtitle)) : null,
+          h("span", { class: "meta" }, `${titles.get(c.game) ?? c.game} · ${card?.kind ?? ""} · ${c.card_id}`),
+        );
+      }),
+    );
+  };
+  const load = async () => {
+    const next = await api<Collection>("GET", `/wallets/${address}/cards`);
+    const changed = JSON.stringify(next.cards) !== JSON.stringify(latest?.cards);
+    latest = next;
+    if (changed) show();
+    else fill(status, status.textContent?.replace(/block \d+/, `block ${next.block_number}`) ?? "");
+  };
+  for (const input of [gameFilter, kindFilter]) input.addEventListener("change", show);
+  search.addEventListener("input", show);
+  await load();
+  watch(load, REFRESH_MS);
+}

@@ -1,0 +1,139 @@
+// Signed moves (docs/api.md, "Signed moves"): the wallet signs one SeatAuthorization per match
+// for a session key made in this page; the session key then signs every move (no wallet
+// prompt), the resignation and the final MatchEnd; every operator receipt is checked against
+// the match's receipt signer.
+
+import { type Address, type Hex, recoverTypedDataAddress, toHex, type TypedDataDomain } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { signTypedData } from "./wallet";
+
+const TYPES = {
+  SeatAuthorization: [
+    { name: "matchId", type: "bytes32" },
+    { name: "game", type: "string" },
+    { name: "rulesetVersion", type: "string" },
+    { name: "seat", type: "uint8" },
+    { name: "deckHash", type: "bytes32" },
+    { name: "seedCommit", type: "bytes32" },
+    { name: "sessionKey", type: "address" },
+    { name: "expiry", type: "uint64" },
+  ],
+  MatchAction: [
+    { name: "matchId", type: "bytes32" },
+    { name: "seat", type: "uint8" },
+    { name: "index", type: "uint32" },
+    { name: "prevEntryHash", type: "bytes32" },
+    { name: "action", type: "string" },
+    { name: "salt", type: "bytes32" },
+  ],
+  MatchReceipt: [
+    { name: "matchId", type: "bytes32" },
+    { name: "index", type: "uint32" },
+    { name: "entryHash", type: "bytes32" },
+  ],
+  MatchEnd: [
+    { name: "matchId", type: "bytes32" },
+    { name: "entries", type: "uint32" },
+    { name: "finalEntryHash", type: "bytes32" },
+  ],
+} as const;
+
+/** How long a session key may sign this match's moves. */
+const SESSION_SECONDS = 2 * 24 * 3600;
+
+interface Stored {
+  key: Hex;
+  expiry: number;
+}
+
+function storageKey(matchId: string, address: string): string {
+  return `metaledger.sessionkey.${matchId}.${address.toLowerCase()}`;
+}
+
+/** The session key of this match in this browser (made on first use). */
+export function sessionKeyFor(matchId: string, address: string): { account: ReturnType<typeof privateKeyToAccount>; expiry: number } {
+  const raw = localStorage.getItem(storageKey(matchId, address));
+  let stored: Stored;
+  if (raw) stored = JSON.parse(raw) as Stored;
+  else {
+    stored = { key: generatePrivateKey(), expiry: Math.floor(Date.now() / 1000) + SESSION_SECONDS };
+    localStorage.setItem(storageKey(matchId, address), JSON.stringify(stored));
+  }
+  return { account: privateKeyToAccount(stored.key), expiry: stored.expiry };
+}
+
+/** Whether this browser holds the match's session key. */
+export function hasSessionKey(matchId: string, address: string): boolean {
+  return localStorage.getItem(storageKey(matchId, address)) !== null;
+}
+
+export interface SeatTerms {
+  domain: TypedDataDomain;
+  matchId: Hex;
+  game: string;
+  rulesetVersion: string;
+  seat: number;
+  deckHash: Hex;
+  seedCommit: Hex;
+}
+
+/** The wallet's one prompt of the match: the SeatAuthorization of this page's session key. */
+export async function authorizeSeat(terms: SeatTerms, address: string): Promise<{ session_key: Address; expiry: number; authorization: Hex }> {
+  const { account, expiry } = sessionKeyFor(terms.matchId, address);
+  const { domain, ...fields } = terms;
+  const authorization = await signTypedData({
+    domain,
+    types: { SeatAuthorization: TYPES.SeatAuthorization },
+    primaryType: "SeatAuthorization",
+    message: { ...fields, sessionKey: account.address, expiry: BigInt(expiry) },
+  });
+  return { session_key: account.address, expiry, authorization };
+}
+
+function salt(): Hex {
+  return toHex(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** A move (or `["resign"]`) signed by the session key at `index` after `prevEntryHash`. */
+export async function signMove(
+  domain: TypedDataDomain,
+  matchId: Hex,
+  address: string,
+  seat: number,
+  index: number,
+  prevEntryHash: Hex,
+  action: (string | number)[],
+): Promise<{ salt: Hex; signature: Hex }> {
+  const { account } = sessionKeyFor(matchId, address);
+  const s = salt();
+  const signature = await account.signTypedData({
+    domain,
+    types: { MatchAction: TYPES.MatchAction },
+    primaryType: "MatchAction",
+    message: { matchId, seat, index, prevEntryHash, action: JSON.stringify(action), salt: s },
+  });
+  return { salt: s, signature };
+}
+
+/** The session key's MatchEnd over the whole transcript. */
+export async function signEnd(domain: TypedDataDomain, matchId: Hex, address: string, entries: number, finalEntryHash: Hex): Promise<Hex> {
+  const { account } = sessionKeyFor(matchId, address);
+  return account.signTypedData({
+    domain,
+    types: { MatchEnd: TYPES.MatchEnd },
+    primaryType: "MatchEnd",
+    message: { matchId, entries, finalEntryHash },
+  });
+}
+
+/** Whether `receipt` is the operator's (`signer`) MatchReceipt of entry `index`. */
+export async function receiptIsOperators(domain: TypedDataDomain, matchId: Hex, index: number, entryHash: Hex, receipt: Hex, signer: string): Promise<boolean> {
+  const by = await recoverTypedDataAddress({
+    domain,
+    types: { MatchReceipt: TYPES.MatchReceipt },
+    primaryType: "MatchReceipt",
+    message: { matchId, index, entryHash },
+    signature: receipt,
+  });
+  return by.toLowerCase() === signer.toLowerCase();
+}
