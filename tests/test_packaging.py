@@ -62,7 +62,7 @@ def test_the_wheel_installs_and_runs_without_the_checkout_or_the_local_extra(
     assert missing.strip() == "[]"
 
     help_text = _run([venv / "bin" / "metaledger", "verify", "--help"], elsewhere, env)
-    assert "Verify a match bundle" in help_text
+    assert "Verify match bundles" in help_text
     where = _run(
         [python, "-c", "import api.app, ledger, workers.app; print(ledger.__file__)"],
         elsewhere,

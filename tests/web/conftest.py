@@ -23,6 +23,7 @@ import httpx
 import pytest
 from eth_account import Account
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from ledger.devstack.ports import free_port
 from tests.ledger.cli.test_run_command import wait_for
@@ -302,16 +303,26 @@ def click_move(w: WalletPage) -> None:
     before = w.page.evaluate("() => window.__metaledger.moves.length")
     # MetaMasters (ruleset 2) sets no limit on position changes: always clicking the first legal
     # action would switch one Actor back and forth for ever
-    buttons = w.page.query_selector_all("#actions button.move:not([disabled])")
-    chosen = next(
-        (
-            b
-            for b in buttons
-            if not (b.get_attribute("data-action") or "").startswith('["position"')
-        ),
-        buttons[0],
-    )
-    chosen.click()
+    # a pushed update may redraw the moves between finding a button and clicking it: find again
+    for attempt in range(50):
+        buttons = w.page.query_selector_all("#actions button.move:not([disabled])")
+        try:
+            if not buttons:
+                raise PlaywrightError("no enabled move yet")
+            chosen = next(
+                (
+                    b
+                    for b in buttons
+                    if not (b.get_attribute("data-action") or "").startswith('["position"')
+                ),
+                buttons[0],
+            )
+            chosen.click(timeout=2000)
+            break
+        except PlaywrightError:
+            if attempt == 49:
+                raise
+            w.page.wait_for_timeout(20)
     w.page.wait_for_function(
         "(n) => window.__metaledger.moves.length > n || document.querySelector('.message.error:not([hidden])')",
         arg=before,
