@@ -256,7 +256,7 @@ def test_eip1271_maker(swap: Chain) -> None:
     swap.assert_reverts(
         swap.exchange,
         "fill",
-        signed(swap, bad, key=os.urandom(32).hex()),
+        signed(swap, bad, key="0x" + os.urandom(32).hex()),
         TAKER,
         "CardExchangeInvalidSignature",
         wallet.address,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -102,7 +103,7 @@ def test_rotating_the_result_signer(
     path = tmp_path / "late.json"
     path.write_text(json.dumps(bundles[after]))
     out = _cli(env, "verify", str(path), "--rpc", anvil.rpc_url, code=1)
-    assert "✗ signer-registered" in out and "FAILED: 1 of 13 checks" in out
+    assert "✗ signer-registered" in out and re.search(r"FAILED: 1 of \d+ checks", out), out
 
 
 def test_signer_commands_refuse_a_bad_address_and_a_non_admin(
