@@ -205,6 +205,11 @@ class WalletPage:
         """Open an app path and wait until the page has rendered; record its FCP."""
         self.page.goto(self.stack.api_url + path)
         self.page.wait_for_selector("main[data-ready]")
+        # the paint entry is queued after the frame is shown: wait for it, not just the DOM
+        self.page.wait_for_function(
+            "() => performance.getEntriesByName('first-contentful-paint').length > 0",
+            timeout=10_000,
+        )
         fcp = self.page.evaluate(
             "() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1"
         )
