@@ -165,6 +165,7 @@ class BenchStack:
     def bare(self) -> Server:
         """The bare baseline app (`ledger.bench.bare`) under uvicorn, one process."""
         from ledger.devstack.ports import free_port
+        from ledger.settings import child_environment
 
         port = free_port()
         args = [
@@ -173,7 +174,7 @@ class BenchStack:
             "--log-level", "warning", "--no-access-log",
         ]  # fmt: skip
         log = self.tmp / f"bare-{len(self.servers)}.log"
-        server = Server("bare", args, dict(os.environ), f"http://127.0.0.1:{port}", log)
+        server = Server("bare", args, child_environment(), f"http://127.0.0.1:{port}", log)
         self.servers.append(server)
         return server.wait()
 
