@@ -37,8 +37,12 @@ function storageKey(matchId: string, address: string): string {
   return `metaledger.sessionkey.${matchId}.${address.toLowerCase()}`;
 }
 
+type SessionKey = { account: ReturnType<typeof privateKeyToAccount>; expiry: number };
+// the account of each stored key, derived once (deriving the public key is the slow part)
+const accounts = new Map<string, SessionKey>();
+
 /** The session key of this match in this browser (made on first use). */
-export function sessionKeyFor(matchId: string, address: string): { account: ReturnType<typeof privateKeyToAccount>; expiry: number } {
+export function sessionKeyFor(matchId: string, address: string): SessionKey {
   const raw = localStorage.getItem(storageKey(matchId, address));
   let stored: Stored;
   if (raw) stored = JSON.parse(raw) as Stored;
@@ -46,7 +50,11 @@ export function sessionKeyFor(matchId: string, address: string): { account: Retu
     stored = { key: generatePrivateKey(), expiry: Math.floor(Date.now() / 1000) + SESSION_SECONDS };
     localStorage.setItem(storageKey(matchId, address), JSON.stringify(stored));
   }
-  return { account: privateKeyToAccount(stored.key), expiry: stored.expiry };
+  const known = accounts.get(stored.key);
+  if (known && known.expiry === stored.expiry) return known;
+  const made = { account: privateKeyToAccount(stored.key), expiry: stored.expiry };
+  accounts.set(stored.key, made);
+  return made;
 }
 
 /** Whether this browser holds the match's session key. */

@@ -88,9 +88,17 @@ interface Result {
 }
 
 /** Figures the browser tests read: click → updated board, in milliseconds. */
-const metrics = ((window as unknown as { __metaledger?: { moves: number[]; fetches: number[] } }).__metaledger ??= { moves: [], fetches: [] });
+/** What the browser tests read: per move the click-to-board time, the POST round trip (signing
+ * included), and its phases [sign, POST, draw] in ms. */
+const metrics = ((window as unknown as { __metaledger?: { moves: number[]; fetches: number[]; phases: number[][] } }).__metaledger ??= { moves: [], fetches: [], phases: [] });
 /** How often the page looks for the opponent's move or the anchoring (polling fallback, live.ts). */
 const POLL_MS = 400;
+
+/** Run `work` when the page is idle (within 500 ms at the latest). */
+function idle(work: () => void): void {
+  if (typeof requestIdleCallback === "function") requestIdleCallback(() => work(), { timeout: 500 });
+  else setTimeout(work, 0);
+}
 /** With pushed updates, a slow re-read all the same (in case an event was missed). */
 const PUSHED_SAFETY_POLL_MS = 5000;
 /** How long after a move the page re-reads the turn deadline (unless another move comes first). */
@@ -226,6 +234,7 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
       ),
     );
     (choices.querySelector("button.move") as HTMLButtonElement | null)?.focus({ preventScroll: true });
+    presign(legal, version);
   };
 
   // the new turn deadline, read once the player pauses (not between quick clicks: a read that
@@ -240,16 +249,40 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
     }, DEADLINE_REREAD_MS);
   };
 
+  // the legal moves signed ahead, while the page is idle (the session key needs no prompt), so
+  // that a click sends at once; each with its own fresh salt, only the chosen one is ever sent
+  let presigned = new Map<string, Promise<{ salt: Hex; signature: Hex }>>();
+  const signKey = (version: number, prev: Hex, action: unknown) => `${version}|${prev}|${JSON.stringify(action)}`;
+  const presign = (legal: Legal[], version: number) => {
+    presigned = new Map();
+    const forVersion = presigned;
+    if (seat === null || head === null) return;
+    const [mySeat, prev] = [seat, head];
+    const queue = [...legal];
+    const next = () => {
+      const l = queue.shift();
+      if (!l || presigned !== forVersion) return;
+      forVersion.set(signKey(version, prev, l.action), signMove(match.domain, match.id, address, mySeat, version, prev, l.action));
+      idle(next);
+    };
+    idle(next);
+  };
+
   const move = async (button: HTMLButtonElement, legal: Legal, version: number) => {
     const started = performance.now();
     for (const b of choices.querySelectorAll("button")) (b as HTMLButtonElement).disabled = true;
     moving = true;
     await busy(button, async () => {
       let out: ActionOut;
+      let signedAt = 0;
+      let answeredAt = 0;
       try {
         if (seat === null || head === null) throw new Error("this match has no signed transcript to extend");
-      const signed = await signMove(match.domain, match.id, address, seat, version, head, legal.action);
-      out = await api<ActionOut>("POST", `/matches/${match.id}/actions`, { action: legal.action, ...signed, version, include_view: true });
+        const signed = await (presigned.get(signKey(version, head, legal.action)) ?? signMove(match.domain, match.id, address, seat, version, head, legal.action));
+        presigned = new Map();
+        signedAt = performance.now();
+        out = await api<ActionOut>("POST", `/matches/${match.id}/actions`, { action: legal.action, ...signed, version, include_view: true });
+        answeredAt = performance.now();
       } catch (exc) {
         if (exc instanceof Problem && (exc.slug === "stale-turn" || exc.slug === "out-of-turn")) {
           await refresh();
@@ -264,8 +297,13 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
       if (out.observation) fill(boardBox, renderBoard(out.observation, seat, cards));
       addLog(out.applied);
       showChoices(out.legal_actions, out.your_turn, out.version);
-      requestAnimationFrame(() => metrics.moves.push(performance.now() - started));
-      void checkReceipts(out.applied).catch(showError);
+      requestAnimationFrame(() => {
+        const drawn = performance.now();
+        metrics.moves.push(drawn - started);
+        metrics.phases.push([signedAt - started, answeredAt - signedAt, drawn - answeredAt]);
+        // the receipts' signatures are checked once the board is on screen, not before
+        idle(() => void checkReceipts(out.applied).catch(showError));
+      });
       if (out.status !== "active") await refresh();
       else rereadDeadline();
     });
@@ -404,7 +442,19 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
     await running;
     running = null;
   };
-  const onPush = await listen(`/matches/${match.id}/events`, () => void pushed(), () => {
+  // an entry the page already has (its own move and the bot's replies come back in the POST's
+  // answer) needs no re-read: only news beyond it, or the end, does
+  const onEvent = (type: string, data: string) => {
+    if (type === "action") {
+      try {
+        if ((JSON.parse(data) as { index: number }).index < newest) return;
+      } catch {
+        // not an entry: re-read
+      }
+    }
+    void pushed();
+  };
+  const onPush = await listen(`/matches/${match.id}/events`, onEvent, () => {
     stopPolling?.();
     main.dataset.updates = "poll";
     stopPolling = watch(poll, POLL_MS);
