@@ -110,6 +110,7 @@ def test_make_list_fill_withdraw_cancel_and_history_between_two_wallets(
     assert len(faces) == 2 and all(src.startswith("/cards/") for src, _ in faces)
     taker.page.fill("#book-maker", maker.address)
     taker.page.select_option("#book-card", "")
+    assert taker.page.is_disabled("#book-side")  # a side only with a card
     taker.page.click("#book-show")
     taker.page.wait_for_function("() => document.querySelectorAll('#offers li.offer').length === 3")
     taker.shot("market")
@@ -159,6 +160,7 @@ def test_make_list_fill_withdraw_cancel_and_history_between_two_wallets(
     maker.page.wait_for_selector(
         f"#my-offers li[data-offer='{third}'][data-status='cancelled']", timeout=15_000
     )
+    maker.page.evaluate("() => document.querySelector('#wallet').scrollIntoView()")
     maker.shot("market-maker")
 
     # a filter the API refuses: its problem+json as a clear message naming the field
@@ -178,6 +180,7 @@ def test_market_at_phone_width_and_by_keyboard(wallet: Callable[[str], WalletPag
         "() => [...document.querySelectorAll('main *')].filter(e => e.getBoundingClientRect().right > 375).slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)"
     )
     assert wide <= 375, f"the page is {wide} px wide at 375 px: {wider}"
+    w.shot("market-phone")
     # every control of the make-an-offer form is reached with Tab
     w.page.focus("#make-game")
     seen = set()
@@ -185,4 +188,3 @@ def test_market_at_phone_width_and_by_keyboard(wallet: Callable[[str], WalletPag
         w.page.keyboard.press("Tab")
         seen.add(w.page.evaluate("() => document.activeElement.id"))
     assert {"give-card", "give-copies", "give-add", "ask-card"} <= seen
-    w.shot("market-phone")

@@ -297,7 +297,14 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
     fill(bookStatus, offersList.childElementCount ? `${offersList.childElementCount} offers` : "No offers match.");
     fill(more, page.next_cursor ? action("More offers", () => showBook(page.next_cursor as string), { id: "book-more", class: "step" }) : null);
   };
-  gameSel.addEventListener("change", fillCards);
+  // the side filter needs a card (the API's rule)
+  const sideNeedsCard = () => (sideSel.disabled = !cardSel.value);
+  gameSel.addEventListener("change", () => {
+    fillCards();
+    sideNeedsCard();
+  });
+  cardSel.addEventListener("change", sideNeedsCard);
+  sideNeedsCard();
   const bookForm = h(
     "form",
     { id: "book-filters", class: "filters" },
@@ -453,6 +460,8 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
     progressBox.dataset.offer = created.offer_hash;
     giving.clear();
     asking.clear();
+    askEth.value = "";
+    takerInput.value = "";
     showPicked();
     await Promise.all([showBook(), showMine()]);
   };
