@@ -11,7 +11,6 @@ message lost on the broker delays a change, never loses it. Public, like the col
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated
@@ -23,7 +22,8 @@ from starlette.concurrency import run_in_threadpool
 from api import ratelimit
 from api.deps import Ctx
 from api.routes.catalogue import collection_of
-from ledger.errors import MetaLedgerError, ServiceUnavailable
+from api.sse import event_stream, join_stream, news_or_keepalive
+from ledger.errors import MetaLedgerError
 from ledger.protocol.addresses import parse_address
 from ledger.runtime.events import wallet_key
 
@@ -43,14 +43,7 @@ async def wallet_events(
     """The wallet's collection now and after each change (server-sent `cards` events, `data`
     as `GET /wallets/{address}/cards` answers)."""
     owner = parse_address(address, "address")
-    waiter = ctx.events.join(wallet_key(owner))
-    if waiter is None:
-        raise ServiceUnavailable(
-            f"this API process already serves {ctx.settings.events_max_streams} live-update "
-            "streams; retry shortly",
-            limit="events_max_streams",
-            max=ctx.settings.events_max_streams,
-        )
+    waiter = join_stream(ctx, wallet_key(owner))
     try:  # a refusal (unknown game, no database) is a problem+json, not a stream
         first = await run_in_threadpool(collection_of, ctx, owner, game)
     except BaseException:
@@ -69,13 +62,9 @@ async def wallet_events(
                     sent = cards
                 elif news:  # the same cards: the news was of its offers (a status changed)
                     yield f"event: book\ndata: {json.dumps({'address': owner})}\n\n"
-                try:
-                    await asyncio.wait_for(waiter.news.wait(), keepalive)
-                    news = True
-                except TimeoutError:
+                news = await news_or_keepalive(waiter, keepalive)
+                if not news:
                     yield ": keep-alive\n\n"
-                    news = False
-                waiter.news.clear()
                 try:
                     current = await run_in_threadpool(collection_of, ctx, owner, game)
                 except MetaLedgerError as exc:  # the database or chain went away: say why, end
@@ -84,8 +73,4 @@ async def wallet_events(
         finally:
             waiter.close()
 
-    return StreamingResponse(
-        stream(),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    return event_stream(stream())

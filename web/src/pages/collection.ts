@@ -4,25 +4,11 @@
 // only as a fallback when the stream cannot be opened or drops.
 
 import { api } from "../api";
-import { type Card, cardsOf, listGames } from "../catalogue";
+import { type Card, type Collection, cardsOf, listGames } from "../catalogue";
 import { fill, h } from "../dom";
 import { cardFace } from "../faces";
 import { listen, watch } from "../live";
 import { requireSignIn } from "../ui";
-
-interface Holding {
-  game: string;
-  card_id: string;
-  name: string;
-  token_id: string;
-  balance: number;
-}
-
-interface Collection {
-  block_number: number;
-  source: string;
-  cards: Holding[];
-}
 
 /** How often the page re-reads the collection when no stream is open (POLLING FALLBACK). */
 const FALLBACK_REFRESH_MS = 1000;

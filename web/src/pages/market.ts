@@ -8,7 +8,7 @@
 
 import { type Address, formatEther, type Hex, parseEther } from "viem";
 import { api, Problem } from "../api";
-import { type Card, cardsOf, listGames } from "../catalogue";
+import { type Card, type Collection, type Holding, cardsOf, listGames } from "../catalogue";
 import { append, fill, h, short } from "../dom";
 import { cardFace } from "../faces";
 import { listen, watch } from "../live";
@@ -79,14 +79,6 @@ interface Trade {
   maker_gave: CardAmount[] | null;
   taker_gave: CardAmount[] | null;
   wei: string;
-}
-
-interface Holding {
-  game: string;
-  card_id: string;
-  name: string;
-  token_id: string;
-  balance: number;
 }
 
 const ZERO = "0x0000000000000000000000000000000000000000";
@@ -563,15 +555,15 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
     fillPickers();
     void refreshAll().catch(() => {});
   };
-  takeHoldings((await api<{ cards: Holding[] }>("GET", `/wallets/${me}/cards`)).cards);
+  takeHoldings((await api<Collection>("GET", `/wallets/${me}/cards`)).cards);
   showPicked();
   await refreshAll();
   const fallBack = () => {
     holdingsList.dataset.updates = "polling";
-    watch(async () => takeHoldings((await api<{ cards: Holding[] }>("GET", `/wallets/${me}/cards`)).cards), 1000); // POLLING FALLBACK
+    watch(async () => takeHoldings((await api<Collection>("GET", `/wallets/${me}/cards`)).cards), 1000); // POLLING FALLBACK
   };
   const pushed = await listen(`/wallets/${me}/events`, (type, data) => {
-    if (type === "cards") takeHoldings((JSON.parse(data) as { cards: Holding[] }).cards);
+    if (type === "cards") takeHoldings((JSON.parse(data) as Collection).cards);
     else if (type === "book") void refreshAll().catch(() => {});
   }, fallBack);
   if (pushed) holdingsList.dataset.updates = "pushed";
