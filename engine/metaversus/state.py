@@ -17,9 +17,20 @@ from typing import Any, ClassVar, Self
 from engine.core.effects import EffectFrame, resume_effect, run_effect
 from engine.core.errors import IllegalAction
 from engine.core.prng import Prng
-from engine.core.state import ENGINE_LIMIT, TERMINAL, GameState
+from engine.core.state import ENGINE_LIMIT, TERMINAL, FieldCopies, GameState
 from engine.metaversus.cards import CARDS, MARKET_PICKS, STOCK_COPIES, TRIGGER_TURN_START
-from engine.metaversus.effects import MODE_REMOVE, TO_DECK, TO_DISCARD, TO_HAND
+from engine.metaversus.effects import (
+    AP,
+    BUYS,
+    COMBAT_DAMAGE,
+    DISCOUNT,
+    GEMS,
+    MODE_REMOVE,
+    TO_DECK,
+    TO_DISCARD,
+    TO_HAND,
+    WEAPON_BONUS,
+)
 
 #: phases of a match (SETUP while packs and market cards are being chosen)
 SETUP, WISH, ACTION, BUY, COMBAT, OVER = 0, 1, 2, 3, 4, 5
@@ -53,6 +64,24 @@ assert CARDS.n <= 256
 def illegal(rule: str, message: str) -> IllegalAction:
     """An IllegalAction naming a WISH rule (`metaversus.<rule>`)."""
     return IllegalAction("metaversus." + rule, message)
+
+
+#: the field holding each counter of the turn an effect raises (`add_this_turn`)
+_COUNTER_FIELDS = {
+    AP: "ap",
+    GEMS: "gems",
+    BUYS: "buys",
+    DISCOUNT: "discount",
+    WEAPON_BONUS: "wbonus",
+    COMBAT_DAMAGE: "pool",
+}
+#: how `clone` copies the fields (rng and stack: `clone` itself)
+CLONE_COPIES = FieldCopies(
+    shared="rev phase active first turn max_rounds ap gems buys bought pool wbonus discount"
+    " played wplayed skill_turn zero over win",
+    lists="hp maxhp stars uses char neutral m_card m_stock m_src bans chosen",
+    pairs="hand deck disc play removed pile sel picks",
+)
 
 
 class WishBoard(GameState):
@@ -193,47 +222,9 @@ class WishBoard(GameState):
 
     def clone(self) -> Self:
         """An independent copy (lists copied, no deepcopy)."""
-        s = self.__class__.__new__(self.__class__)
-        s.rev = self.rev
+        s = CLONE_COPIES.copy(self)
         s.rng = self.rng.clone()
-        s.phase = self.phase
-        s.active = self.active
-        s.first = self.first
-        s.turn = self.turn
-        s.max_rounds = self.max_rounds
-        s.ap = self.ap
-        s.gems = self.gems
-        s.buys = self.buys
-        s.bought = self.bought
-        s.pool = self.pool
-        s.wbonus = self.wbonus
-        s.discount = self.discount
-        s.played = self.played
-        s.wplayed = self.wplayed
-        s.skill_turn = self.skill_turn
-        s.hp = self.hp[:]
-        s.maxhp = self.maxhp[:]
-        s.stars = self.stars[:]
-        s.uses = self.uses[:]
-        s.char = self.char[:]
-        s.hand = [self.hand[0][:], self.hand[1][:]]
-        s.deck = [self.deck[0][:], self.deck[1][:]]
-        s.disc = [self.disc[0][:], self.disc[1][:]]
-        s.play = [self.play[0][:], self.play[1][:]]
-        s.removed = [self.removed[0][:], self.removed[1][:]]
-        s.pile = [self.pile[0][:], self.pile[1][:]]
-        s.neutral = self.neutral[:]
-        s.m_card = self.m_card[:]
-        s.m_stock = self.m_stock[:]
-        s.m_src = self.m_src[:]
         s.stack = [e.clone() if isinstance(e, EffectFrame) else e[:] for e in self.stack]
-        s.zero = self.zero
-        s.over = self.over
-        s.win = self.win
-        s.sel = [self.sel[0][:], self.sel[1][:]]
-        s.bans = self.bans[:]
-        s.chosen = self.chosen[:]
-        s.picks = [self.picks[0][:], self.picks[1][:]]
         return s
 
     def card_count(self) -> int | None:
@@ -417,29 +408,10 @@ class WishBoard(GameState):
         hand += deck[k - n :][::-1]
         del deck[k - n :]
 
-    def add_ap(self, n: int) -> None:
-        """n more AP this turn."""
-        self.ap += n
-
-    def add_gems(self, n: int) -> None:
-        """n more Gems this turn."""
-        self.gems += n
-
-    def add_buys(self, n: int) -> None:
-        """n more buys this turn."""
-        self.buys += n
-
-    def add_discount(self, n: int) -> None:
-        """Market cards cost n less this turn."""
-        self.discount += n
-
-    def add_weapon_bonus(self, n: int) -> None:
-        """Weapons played this turn deal n more damage."""
-        self.wbonus += n
-
-    def add_combat_damage(self, n: int) -> None:
-        """n more damage to deal at the end of this turn's Combat Phase."""
-        self.pool += n
+    def add_this_turn(self, counter: int, n: int) -> None:
+        """n more of one of this turn's counters (effects.TURN_COUNTERS)."""
+        name = _COUNTER_FIELDS[counter]
+        setattr(self, name, getattr(self, name) + n)
 
     def heal(self, p: int, n: int) -> None:
         """p recovers n HP, never above Max HP."""
