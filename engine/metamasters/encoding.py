@@ -10,7 +10,7 @@ from engine.core.prng import Prng
 from engine.core.projection import Place, place, resolve_move
 from engine.core.state import Viewer, pack_ints, pack_prng
 from engine.metamasters.cards import BY_ID, CARDS, K_ACTOR
-from engine.metamasters.moves import MetaMastersRules
+from engine.metamasters.moves import ACTION_ARITY, MetaMastersRules
 from engine.metamasters.state import (
     ACTOR_ZONES,
     ATTACK,
@@ -28,20 +28,10 @@ from engine.metamasters.state import (
     ZONE_LISTS,
 )
 
-#: for each action kind, the positions of its arguments that name a card (all of them)
+#: for each action kind with arguments, the positions of its arguments that name a card (all
+#: of them)
 _CARD_ARGS: dict[str, tuple[int, ...]] = {
-    kind: (0, 1)
-    for kind in (
-        "play",
-        "set",
-        "link",
-        "activate",
-        "flip",
-        "position",
-        "attack",
-        "direct",
-        "target",
-    )
+    kind: (0, 1) for kind, (_, most) in ACTION_ARITY.items() if most
 }
 #: the public piles: zone -> its name in a place id, and that name -> the per-player list
 _PILES = {Z_TRASH: "trash", Z_EXILE: "exile", Z_TOKEN: "token"}
