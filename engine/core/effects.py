@@ -45,13 +45,16 @@ _REQUIRED: Any = object()
 class Step(Generic[S]):
     """One compiled operation. `run` returns True to continue, False after pushing a prompt.
 
-    A subclass takes the operation's checked parameters in its constructor; the compiler
-    names the instance after the operation (`op`).
+    A subclass takes the operation's checked parameters in its constructor (one without
+    parameters need not define one); the compiler names the instance after the operation (`op`).
     """
 
     __slots__ = ("op",)
 
     op: str
+
+    def __init__(self, p: dict[str, Any] | None = None) -> None:
+        """An operation without parameters takes nothing from them."""
 
     def run(self, state: S, frame: EffectFrame) -> bool:
         """Perform the operation; return False if it pushed a prompt and must be resumed."""

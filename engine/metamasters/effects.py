@@ -254,9 +254,6 @@ class NegateAttack(Step[Board]):
 
     __slots__ = ()
 
-    def __init__(self, p: dict[str, Any]) -> None:
-        pass
-
     def run(self, board: Board, frame: EffectFrame) -> bool:
         """Negate it."""
         board.negate_attack()

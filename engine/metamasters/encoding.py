@@ -383,16 +383,24 @@ class MetaMastersState(MetaMastersRules):
         def ident(i: int, q: int, *path: str | int) -> int | str:
             return i if owner[i] == viewer else place(q, *path)
 
-        def actor(i: int, q: int, s: int) -> dict[str, Any] | None:
-            if i < 0:
-                return None
+        def on_field(i: int, q: int, zone: str, s: int, **more: Any) -> dict[str, Any]:
+            """A card of a field zone: its id, its face, `more`, and the card if it is shown."""
             view: dict[str, Any] = {
-                "id": ident(i, q, "actor", s),
+                "id": ident(i, q, zone, s),
                 "face_up": bool(self.faceup[i]),
-                "position": "attack" if self.pos[i] == ATTACK else "defense",
+                **more,
             }
             if self.faceup[i] or q == viewer:
                 view["card"] = CARDS[cid[i]].id
+            return view
+
+        def actor(i: int, q: int, s: int) -> dict[str, Any] | None:
+            if i < 0:
+                return None
+            view = on_field(
+                i, q, "actor", s, position="attack" if self.pos[i] == ATTACK else "defense"
+            )
+            if "card" in view:
                 view["ego"] = self.ego(i)
                 view["int"] = self.intel(i)
             on_host = [x for x in self.links[q] if self.host[x] == i]
@@ -403,15 +411,7 @@ class MetaMastersState(MetaMastersRules):
             return view
 
         def special(i: int, q: int, s: int) -> dict[str, Any] | None:
-            if i < 0:
-                return None
-            view: dict[str, Any] = {
-                "id": ident(i, q, "special", s),
-                "face_up": bool(self.faceup[i]),
-            }
-            if self.faceup[i] or q == viewer:
-                view["card"] = CARDS[cid[i]].id
-            return view
+            return None if i < 0 else on_field(i, q, "special", s)
 
         sides = []
         for q in (0, 1):

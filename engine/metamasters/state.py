@@ -77,13 +77,15 @@ FIELD_FACTS = {
 }
 
 
+#: the zones a card leaving the field or the hand may go to (`_put`), by their per-player list
+_PUT_LISTS = {zone: name for zone, name in ZONE_LISTS if zone in (Z_TRASH, Z_EXILE, Z_HAND)}
 #: how `clone` copies the fields (the card tables are shared; prng: `clone` itself)
 CLONE_COPIES = FieldCopies(
     shared="rev cid owner turn active phase first plays_used extra_plays links_used"
     " played_main1 atk_a atk_t atk_neg win over",
     lists="zone faceup pos set_at ego_mod int_mod attacked bonus_atk pos_changed pos_revert"
     " host prompts",
-    pairs="hand deck actors specials links trash exile tokens",
+    pairs=" ".join(name for _, name in ZONE_LISTS),
 )
 
 
@@ -381,16 +383,8 @@ class MetaMastersBoard(GameState):
         self.host[iid] = -1
 
     def _put(self, iid: int, dest: int) -> None:
-        o = self.owner[iid]
         self.zone[iid] = dest
-        if dest == Z_TRASH:
-            self.trash[o].append(iid)
-        elif dest == Z_EXILE:
-            self.exile[o].append(iid)
-        elif dest == Z_HAND:
-            self.hand[o].append(iid)
-        else:  # pragma: no cover - programming error
-            raise ValueError(f"cannot put a card into zone {dest}")
+        getattr(self, _PUT_LISTS[dest])[self.owner[iid]].append(iid)
 
     def remove_actor(self, iid: int, dest: int) -> None:
         """An Actor leaves the field for `dest`; its Links go to their owner's Trash."""

@@ -173,9 +173,6 @@ class EndMatch(Step[Board]):
     #: whether the controller loses rather than wins
     lose: ClassVar[bool]
 
-    def __init__(self, p: dict[str, Any]) -> None:
-        pass
-
     def run(self, board: Board, frame: EffectFrame) -> bool:
         """End the match."""
         board.end_match(1 - frame.controller if self.lose else frame.controller)

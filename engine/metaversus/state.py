@@ -29,6 +29,7 @@ from engine.metaversus.effects import (
     TO_DECK,
     TO_DISCARD,
     TO_HAND,
+    TO_PLAY,
     WEAPON_BONUS,
 )
 
@@ -75,6 +76,8 @@ _COUNTER_FIELDS = {
     WEAPON_BONUS: "wbonus",
     COMBAT_DAMAGE: "pool",
 }
+#: where a gained card goes (effects.DESTINATIONS), by its per-player list
+_DESTINATION_LISTS = {TO_PLAY: "play", TO_HAND: "hand", TO_DISCARD: "disc", TO_DECK: "deck"}
 #: how `clone` copies the fields (rng and stack: `clone` itself)
 CLONE_COPIES = FieldCopies(
     shared="rev phase active first turn max_rounds ap gems buys bought pool wbonus discount"
@@ -499,14 +502,7 @@ class WishBoard(GameState):
         """Gain the card of a Market slot; a sold-out slot is restocked from its pile."""
         c = self.m_card[slot]
         self.m_stock[slot] -= 1
-        if dest == TO_HAND:
-            self.hand[p].append(c)
-        elif dest == TO_DISCARD:
-            self.disc[p].append(c)
-        elif dest == TO_DECK:
-            self.deck[p].append(c)
-        else:
-            self.play[p].append(c)
+        getattr(self, _DESTINATION_LISTS[dest])[p].append(c)
         if self.m_stock[slot] == 0:
             src = self.m_src[slot]
             if src == SRC_REQUIRED:

@@ -340,9 +340,6 @@ class SetPushed(CharacterChoice):
     #: what the pick becomes: pushed (True) or prepped
     push: ClassVar[bool]
 
-    def __init__(self, p: dict[str, Any]) -> None:
-        pass
-
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
         """Push or prep it."""
         board.set_pushed(iid, self.push)
