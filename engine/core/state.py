@@ -8,7 +8,7 @@ import struct
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from operator import length_hint
-from typing import Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, Self
 
 from engine.core.actions import Action
 from engine.core.errors import IllegalAction, ReplayRejected
@@ -17,8 +17,6 @@ from engine.core.errors import IllegalAction, ReplayRejected
 TERMINAL = -1
 #: `win` of a match the engine's safety cap ended (a draw: no rule of the game ended it)
 ENGINE_LIMIT = -2
-
-StateT = TypeVar("StateT")
 
 #: who reads a projection: player 0 or 1, or None for a spectator (who sees neither hand)
 Viewer = int | None
@@ -52,31 +50,6 @@ def pack_ints(values: Sequence[int]) -> bytes:
 def pack_prng(words: Sequence[int]) -> bytes:
     """The four 64-bit PRNG state words, each as 8 bytes little-endian unsigned."""
     return _U64X4.pack(*words)
-
-
-class FieldCopies:
-    """How a state's `clone` copies its fields, named space-separated: `shared` as they are
-    (numbers, and tables no action changes), `lists` as copies, `pairs` (one list per player)
-    as two copies; the fields it does not name are the game's own to copy."""
-
-    __slots__ = ("lists", "pairs", "shared")
-
-    def __init__(self, shared: str, lists: str = "", pairs: str = "") -> None:
-        self.shared = tuple(shared.split())
-        self.lists = tuple(lists.split())
-        self.pairs = tuple(pairs.split())
-
-    def copy(self, state: StateT) -> StateT:
-        """A new object of the state's class with the named fields copied (no others set)."""
-        c = object.__new__(type(state))
-        for name in self.shared:
-            setattr(c, name, getattr(state, name))
-        for name in self.lists:
-            setattr(c, name, getattr(state, name)[:])
-        for name in self.pairs:
-            a, b = getattr(state, name)
-            setattr(c, name, [a[:], b[:]])
-        return c
 
 
 class GameState(ABC):
