@@ -57,7 +57,7 @@ forge: install
 	cd contracts && ../node_modules/.bin/forge test --offline -q
 
 pytest: install
-	$(BIN)/pytest -q --basetemp=$(CURDIR)/.pytest_tmp
+	$(BIN)/pytest -q --durations=25 --basetemp=$(CURDIR)/.pytest_tmp
 
 test: install lint typecheck forge pytest
 
