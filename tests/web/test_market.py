@@ -79,11 +79,13 @@ def test_make_list_fill_withdraw_cancel_and_history_between_two_wallets(
     assert maker.prompts.count("eth_sendTransaction") == 1  # the approval
     assert maker.prompts.count("eth_signTypedData_v4") == 1  # the offer
 
-    # offer 2: the card for 0.5 ETH, and offer 3 for 1 ETH: approved already, no words, no tx
+    # offer 2: the card for 0.5 ETH, and offer 3 for 1 ETH only for the taker: approved already,
+    # no words, no transaction
     made = []
-    for card, eth in ((GIVEN, "0.5"), (WITHDRAWN, "1")):
+    for card, eth, only in ((GIVEN, "0.5", ""), (WITHDRAWN, "1", taker.address)):
         _pick(maker, "give", card)
         maker.page.fill("#ask-eth", eth)
+        maker.page.fill("#make-taker", only)
         maker.page.click("#make-submit")
         _finished(maker)
         assert maker.page.is_hidden("#approval")
@@ -114,6 +116,14 @@ def test_make_list_fill_withdraw_cancel_and_history_between_two_wallets(
     taker.page.click("#book-show")
     taker.page.wait_for_function("() => document.querySelectorAll('#offers li.offer').length === 3")
     taker.shot("market")
+    assert "only for you" in taker.page.inner_text(f"#offers li[data-offer='{third}']")
+    taker.page.fill("#book-taker", taker.address)
+    taker.page.click("#book-show")
+    taker.page.wait_for_function("() => document.querySelectorAll('#offers li.offer').length === 1")
+    assert taker.page.query_selector(f"#offers li[data-offer='{third}']")
+    taker.page.fill("#book-taker", "")
+    taker.page.click("#book-show")
+    taker.page.wait_for_function("() => document.querySelectorAll('#offers li.offer').length === 3")
 
     # fill the swap: the taker gives a card, so it needs the approval too (words first)
     taker.page.click(f"#offers li[data-offer='{swap}'] button.fill")

@@ -223,6 +223,7 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
   const sideSel = h("select", { id: "book-side", "aria-label": "side" }, option("", "selling or asking"), option("selling", "selling it"), option("asking", "asking for it"));
   const statusSel = h("select", { id: "book-status", "aria-label": "status" }, option("open", "open"), option("any", "any status"));
   const makerInput = h("input", { id: "book-maker", type: "text", placeholder: "0x… (any wallet)", "aria-label": "maker", size: 24, spellcheck: "false" });
+  const takerFilter = h("input", { id: "book-taker", type: "text", placeholder: "0x… (any)", "aria-label": "named taker", size: 24, spellcheck: "false" });
   const sortSel = h("select", { id: "book-sort", "aria-label": "sort" }, option("newest", "newest"), option("oldest", "oldest"), option("price_asc", "price ↑ (ETH asks)"), option("price_desc", "price ↓ (ETH asks)"));
   const offersList = h("ul", { id: "offers", class: "offers" });
   const more = h("div", { class: "row" });
@@ -240,6 +241,7 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
   fillCards();
   cardSel.value = params.get("card") ? BigInt(params.get("card") as string).toString() : "";
   makerInput.value = params.get("maker") ?? "";
+  takerFilter.value = params.get("taker") ?? "";
 
   const query = (cursor?: string) => {
     const q = new URLSearchParams({ status: statusSel.value, sort: sortSel.value, limit: "20" });
@@ -247,6 +249,7 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
     if (cardSel.value) q.set("card", cardSel.value);
     if (cardSel.value && sideSel.value) q.set("side", sideSel.value);
     if (makerInput.value.trim()) q.set("maker", makerInput.value.trim());
+    if (takerFilter.value.trim()) q.set("taker", takerFilter.value.trim());
     if (cursor) q.set("cursor", cursor);
     return q;
   };
@@ -306,6 +309,7 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
     h("label", null, "Status ", statusSel),
     h("label", null, "Maker ", makerInput),
     me ? h("button", { type: "button", class: "step", id: "book-mine", onclick: () => { makerInput.value = me; bookForm.requestSubmit(); } }, "Mine") : null,
+    h("label", null, "Only for ", takerFilter),
     h("label", null, "Sort ", sortSel),
     h("button", { type: "submit", id: "book-show" }, "Show offers"),
   );
