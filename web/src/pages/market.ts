@@ -334,7 +334,8 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
     const eth = await balanceOf();
     const copies = holdings.reduce((n, c) => n + c.balance, 0);
     walletLine.dataset.wei = eth.toString();
-    fill(walletLine, `${formatEther(eth)} ETH · ${copies} cards`);
+    const [whole, fraction = ""] = formatEther(eth).split(".");
+    fill(walletLine, `${whole}${fraction ? `.${fraction.slice(0, 4)}` : ""} ETH · ${copies} cards`);
   };
   const showHoldings = () =>
     fill(
