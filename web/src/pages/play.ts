@@ -234,7 +234,6 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
       ),
     );
     (choices.querySelector("button.move") as HTMLButtonElement | null)?.focus({ preventScroll: true });
-    presign(legal, version);
   };
 
   // the new turn deadline, read once the player pauses (not between quick clicks: a read that
@@ -249,25 +248,6 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
     }, DEADLINE_REREAD_MS);
   };
 
-  // the legal moves signed ahead, while the page is idle (the session key needs no prompt), so
-  // that a click sends at once; each with its own fresh salt, only the chosen one is ever sent
-  let presigned = new Map<string, Promise<{ salt: Hex; signature: Hex }>>();
-  const signKey = (version: number, prev: Hex, action: unknown) => `${version}|${prev}|${JSON.stringify(action)}`;
-  const presign = (legal: Legal[], version: number) => {
-    presigned = new Map();
-    const forVersion = presigned;
-    if (seat === null || head === null) return;
-    const [mySeat, prev] = [seat, head];
-    const queue = [...legal];
-    const next = () => {
-      const l = queue.shift();
-      if (!l || presigned !== forVersion) return;
-      forVersion.set(signKey(version, prev, l.action), signMove(match.domain, match.id, address, mySeat, version, prev, l.action));
-      idle(next);
-    };
-    idle(next);
-  };
-
   const move = async (button: HTMLButtonElement, legal: Legal, version: number) => {
     const started = performance.now();
     for (const b of choices.querySelectorAll("button")) (b as HTMLButtonElement).disabled = true;
@@ -278,8 +258,7 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
       let answeredAt = 0;
       try {
         if (seat === null || head === null) throw new Error("this match has no signed transcript to extend");
-        const signed = await (presigned.get(signKey(version, head, legal.action)) ?? signMove(match.domain, match.id, address, seat, version, head, legal.action));
-        presigned = new Map();
+        const signed = await signMove(match.domain, match.id, address, seat, version, head, legal.action);
         signedAt = performance.now();
         out = await api<ActionOut>("POST", `/matches/${match.id}/actions`, { action: legal.action, ...signed, version, include_view: true });
         answeredAt = performance.now();
