@@ -30,7 +30,8 @@ def test_the_build_produces_the_assets_from_web(tmp_path: Path) -> None:
     assert (tmp_path / "app.css").read_bytes() == (REPO / "web/src/app.css").read_bytes()
     assert (tmp_path / "index.html").read_bytes() == (REPO / "web/index.html").read_bytes()
     # what the API serves is this build (make install ran it from the same sources)
-    assert (web_dir() / "app.js").read_text(encoding="utf-8") == script
+    served = (web_dir() / "app.js").read_text(encoding="utf-8")
+    assert served == script, "api/web is older than web/: run `make install` (or `make web`)"
 
 
 def test_the_assets_are_not_in_git() -> None:
