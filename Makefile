@@ -13,9 +13,15 @@ help:
 	@echo "make run     install what is missing, start chain + API + worker (Ctrl-C stops)"
 	@echo "make test    install what is missing, run ruff, lint-imports, mypy, forge and pytest"
 	@echo "make slither static analysis of the contracts (own venv)"
-	@echo "make web     rebuild the web app (web/ -> api/web) after changing it"
+	@echo "make web     rebuild the web app (web/ -> api/web, not committed) after changing it"
 
-install: $(VENV)/.installed node_modules/.installed
+install: $(VENV)/.installed node_modules/.installed api/web/.built
+
+# the web app's assets (api/web, git-ignored) built from web/ whenever a source is newer
+WEB_SOURCES := $(wildcard web/*.mjs web/*.html web/src/*.ts web/src/*.css web/src/pages/*.ts) ledger/chain/artifacts/MatchLedger.json
+api/web/.built: $(WEB_SOURCES) node_modules/.installed
+	node web/build.mjs
+	@touch $@
 
 $(VENV)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found: install Python 3.11+"; exit 1; }
@@ -42,9 +48,10 @@ typecheck: install
 	$(BIN)/mypy engine ledger api workers
 	node_modules/.bin/tsc -p web
 
-# rebuild the web app's committed assets (api/web) from web/; a test fails when they are stale
-web: install
+# rebuild the web app's assets (api/web) from web/ now
+web: $(VENV)/.installed node_modules/.installed
 	node web/build.mjs
+	@touch api/web/.built
 
 forge: install
 	cd contracts && ../node_modules/.bin/forge test --offline -q

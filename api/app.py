@@ -12,7 +12,18 @@ from sqlalchemy import Engine
 from api import docs, pages, problems
 from api.limits import InputLimitsMiddleware
 from api.metrics import MetricsMiddleware
-from api.routes import audit, auth, catalogue, decks, events, matches, metadata, offers, system
+from api.routes import (
+    audit,
+    auth,
+    catalogue,
+    decks,
+    events,
+    matches,
+    metadata,
+    offers,
+    system,
+    wallet_events,
+)
 from api.timeouts import TimeoutSweeper
 from ledger.catalogue.service import sync_card_designs
 from ledger.chain.client import ChainClient
@@ -80,7 +91,18 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
     problems.install(app)
     app.add_middleware(InputLimitsMiddleware, settings=settings or get_settings())
     app.add_middleware(MetricsMiddleware)  # outermost: it also counts refused requests
-    for module in (system, auth, catalogue, metadata, decks, matches, events, offers, audit):
+    for module in (
+        system,
+        auth,
+        catalogue,
+        wallet_events,
+        metadata,
+        decks,
+        matches,
+        events,
+        offers,
+        audit,
+    ):
         app.include_router(module.router)
     app.include_router(audit.checks)
     return app

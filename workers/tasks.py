@@ -41,14 +41,19 @@ def anchor_now() -> dict[str, Any]:
 
 def index_tick() -> dict[str, Any]:
     """Index new CardToken transfers, then the offer book's fills and statuses (re-reading the
-    last K blocks)."""
+    last K blocks); then tell the API which wallets' balances changed (their live streams)."""
     from ledger.indexing.book import book_from_settings
     from ledger.indexing.service import from_settings
+    from ledger.runtime.events import publish_wallet_news
+    from ledger.settings import get_settings
 
     report = from_settings().run_once().as_dict()
     book = book_from_settings()
     if book is not None:
         report["book"] = book.run_once().as_dict()
+    # after both: a page woken by the news reads the new balances and the book's fills at once
+    wallets = {*report["wallets"], *report.get("book", {}).get("makers", [])}
+    publish_wallet_news(get_settings().resolved_broker_url, sorted(wallets))
     return report
 
 

@@ -11,6 +11,7 @@ from api import ratelimit, schemas
 from api.deps import Ctx, run
 from ledger.catalogue import service as catalogue
 from ledger.protocol.addresses import parse_address
+from ledger.runtime.context import Context
 
 router = APIRouter(tags=["catalogue"], dependencies=[ratelimit.PUBLIC])
 
@@ -54,7 +55,13 @@ def collection(
 ) -> schemas.CollectionOut:
     """The cards a wallet holds: from the indexed balances once the indexer has run (`auto`),
     or read from the chain at the latest block (`chain`)."""
-    owner = parse_address(address, "address")
+    return collection_of(ctx, parse_address(address, "address"), game, source)
+
+
+def collection_of(
+    ctx: Context, owner: str, game: str | None, source: str = "auto"
+) -> schemas.CollectionOut:
+    """A wallet's collection as `GET /wallets/{address}/cards` answers it."""
     block, used, holdings = run(
         ctx, lambda db: catalogue.collection(db, ctx, owner, game, source), write=False
     )

@@ -9,7 +9,6 @@ event once the match is over."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -22,9 +21,10 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import Ctx, bearer, run
 from api.routes.matches import viewer_entries
+from api.sse import event_stream, join_stream, news_or_keepalive
 from ledger.auth import service as auth
 from ledger.db.models import MatchStatus
-from ledger.errors import InvalidInput, MetaLedgerError, ServiceUnavailable, Unauthorized
+from ledger.errors import InvalidInput, MetaLedgerError, Unauthorized
 from ledger.protocol.untrusted import INT64_MAX
 from ledger.runtime.context import Context
 
@@ -99,14 +99,7 @@ async def events(
     if not session:
         raise Unauthorized("send Authorization: Bearer <token> (or ?token=) to follow a match")
     first = _first_index(since, last_event_id)
-    waiter = ctx.events.join(match_id)
-    if waiter is None:
-        raise ServiceUnavailable(
-            f"this API process already serves {ctx.settings.events_max_streams} live-update "
-            "streams; retry shortly",
-            limit="events_max_streams",
-            max=ctx.settings.events_max_streams,
-        )
+    waiter = join_stream(ctx, match_id)
     read = _reader(ctx, match_id, session)
     try:
         page = await run_in_threadpool(read, first)  # a refusal is a problem+json, not a stream
@@ -127,11 +120,8 @@ async def events(
                     if current.match["status"] in _OVER:
                         yield f"event: end\ndata: {json.dumps(current.match)}\n\n"
                         return
-                    try:
-                        await asyncio.wait_for(waiter.news.wait(), keepalive)
-                    except TimeoutError:
+                    if not await news_or_keepalive(waiter, keepalive):
                         yield ": keep-alive\n\n"
-                    waiter.news.clear()
                 try:
                     current = await run_in_threadpool(read, nxt)
                 except MetaLedgerError as exc:  # e.g. signed out meanwhile: say why, then end
@@ -140,8 +130,4 @@ async def events(
         finally:
             waiter.close()
 
-    return StreamingResponse(
-        stream(),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    return event_stream(stream())

@@ -15,7 +15,7 @@ undoes a fill, a cancel, a transfer or an approval re-opens the offer. Status ru
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine
@@ -54,6 +54,8 @@ class BookReport:
     fills: int = 0
     assessed: int = 0
     changed: int = 0
+    #: the makers whose offers changed status in this pass, lowercase
+    makers: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-able summary."""
@@ -91,6 +93,7 @@ class BookIndexer:
         self.engine = engine
         self.rpc = rpc
         self.reads = ExchangeReads(rpc, exchange, token)
+        self._changed: set[str] = set()
         self.deployment_block = deployment_block
         self.reorg_depth = reorg_depth
         self._chain_id = chain_id
@@ -105,6 +108,7 @@ class BookIndexer:
     def run_once(self) -> BookReport:
         """Read the exchange's events up to the head, record fills, re-assess touched offers."""
         head, chain_id = self.rpc.block_number(), self.chain_id
+        self._changed.clear()
         with unit_of_work(self.engine, write=False) as db:
             indexed = cursors.cursor_block(db, self.reads.exchange)
         start = window_start(indexed, head, self.deployment_block, self.reorg_depth)
@@ -128,6 +132,7 @@ class BookIndexer:
             report.fills = self._record(db, events)
             cursors.save_cursor(db, self.reads.exchange, chain_id, head, head_hash)
         report.assessed, report.changed = self.assess(touched)
+        report.makers = sorted(self._changed)
         return report
 
     def _record(self, db: Session, events: list[ExchangeEvent]) -> int:
@@ -153,12 +158,12 @@ class BookIndexer:
                     ),
                 )
                 if row is not None:
-                    book.mark(db, row, "filled", "filled")
+                    self._mark(db, row, "filled", "filled")
                 fills += 1
             elif e.kind == "cancelled":
                 for row in book.offers_with_nonce(db, e.maker, uint256_key(e.nonce)):
                     if row.status != "filled":
-                        book.mark(db, row, "cancelled", CANCELLED_ON_CHAIN)
+                        self._mark(db, row, "cancelled", CANCELLED_ON_CHAIN)
         db.flush()
         return fills
 
@@ -176,10 +181,17 @@ class BookIndexer:
             for offer_hash, reason in verdicts.items():
                 row = book.book_offer(db, offer_hash)
                 if row is not None:
-                    changed += book.mark(db, row, *decide(row, offer_hash in filled, reason))
+                    changed += self._mark(db, row, *decide(row, offer_hash in filled, reason))
             for row in book.expirable(db, now, ("open", "unfillable")):
-                changed += book.mark(db, row, "expired", "expired")
+                changed += self._mark(db, row, "expired", "expired")
         return len(rows), changed
+
+    def _mark(self, db: Session, row: BookOffer, status: str, reason: str | None) -> bool:
+        """book.mark, remembering whose offer changed (the wallet's live stream is told)."""
+        changed = book.mark(db, row, status, reason)
+        if changed:
+            self._changed.add(row.maker.lower())
+        return changed
 
 
 def book_from_settings(engine: Engine | None = None) -> BookIndexer | None:

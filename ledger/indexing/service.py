@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine
@@ -42,6 +42,8 @@ class IndexReport:
     removed: int = 0
     added: int = 0
     rebuilt: bool = False
+    #: the wallets whose balances the pass changed (net of the re-read window), lowercase
+    wallets: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-able summary."""
@@ -67,10 +69,12 @@ class Indexer:
         self.deployment_block = deployment_block
         self.reorg_depth = reorg_depth
         self._chain_id = chain_id
+        self._net: defaultdict[tuple[str, str], int] = defaultdict(int)
 
     def run_once(self) -> IndexReport:
         """Index from the cursor (minus K blocks) up to the chain head."""
         report = IndexReport()
+        self._net.clear()
         head, chain_id = self.rpc.block_number(), self.chain_id  # no RPC inside a transaction
         with unit_of_work(self.engine, write=False) as session:
             indexed = repo.cursor_block(session, self.token)
@@ -91,6 +95,7 @@ class Indexer:
             first = False
         if first:  # nothing to read: the rewind alone, the cursor at the head
             self._commit_chunk(report, True, start, max(start - 1, 0), [], chain_id)
+        report.wallets = sorted({owner.lower() for (owner, _), d in self._net.items() if d})
         return report
 
     def _commit_chunk(
@@ -130,6 +135,8 @@ class Indexer:
                     deltas[key] += sign * direction * int(row["amount"])
                     last_block[key] = max(last_block.get(key, 0), row.get("block_number", 0))
         repo.change_balances(session, deltas, last_block)
+        for key, delta in deltas.items():
+            self._net[key] += delta
 
     @property
     def chain_id(self) -> int:

@@ -7,6 +7,10 @@ streams of the match named. The news carries no data: a woken stream reads its v
 from the database, from the index it has sent so far, so a message lost on the way (Redis down,
 a reconnect) only delays entries until the next message or the stream's keep-alive tick.
 
+The same hub carries wallets' balance news: the indexer (in the worker), after committing transfers
+that change a wallet's balances, publishes `metaledger:wallet:<address>` (`publish_wallet_news`);
+the API's streams of that wallet's collection (`wallet_key`) wake and re-read its balances.
+
 `slots` bounds the streams one process holds open (the API answers 503 past it)."""
 
 from __future__ import annotations
@@ -20,6 +24,40 @@ from contextlib import suppress
 log = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "metaledger:match:"
+WALLET_CHANNEL_PREFIX = "metaledger:wallet:"
+
+
+def wallet_key(address: str) -> str:
+    """The hub's key of the streams following `address`'s balances."""
+    return "wallet:" + address.lower()
+
+
+def key_of_channel(channel: str) -> str:
+    """The hub's key named by a broker channel (a match id, or a wallet's key)."""
+    if channel.startswith(WALLET_CHANNEL_PREFIX):
+        return wallet_key(channel.removeprefix(WALLET_CHANNEL_PREFIX))
+    return channel.removeprefix(CHANNEL_PREFIX)
+
+
+def publish_wallet_news(broker_url: str | None, addresses: list[str]) -> int:
+    """Tell every API process that these wallets' balances changed (after the commit); how many
+    messages went out (0 without a broker or when it does not answer: streams re-read at their
+    keep-alive tick)."""
+    if not addresses or not broker_url or not broker_url.startswith("redis"):
+        return 0
+    import redis
+
+    try:
+        client = redis.Redis.from_url(broker_url, socket_connect_timeout=2, socket_timeout=2)
+        with client.pipeline(transaction=False) as pipe:
+            for address in addresses:
+                pipe.publish(WALLET_CHANNEL_PREFIX + address.lower(), b"1")
+            pipe.execute()
+        client.close()
+    except redis.RedisError as exc:
+        log.warning("live updates: cannot publish wallet news to the broker (%s)", exc)
+        return 0
+    return len(addresses)
 
 
 class StreamWaiter:
@@ -163,7 +201,7 @@ class MatchEvents:
             try:
                 client: redis.Redis = self._client()  # type: ignore[assignment]
                 pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
-                pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                pubsub.psubscribe(CHANNEL_PREFIX + "*", WALLET_CHANNEL_PREFIX + "*")
                 pause = 0.5
                 while not self._stopping.is_set():
                     message = pubsub.get_message(timeout=1.0)
@@ -173,7 +211,7 @@ class MatchEvents:
                     if isinstance(channel, bytes):
                         channel = channel.decode()
                     self.received += 1
-                    self.wake_local(str(channel).removeprefix(CHANNEL_PREFIX))
+                    self.wake_local(key_of_channel(str(channel)))
             except redis.RedisError as exc:
                 if pause == 0.5:
                     log.warning("live updates: broker listener lost (%s); reconnecting", exc)

@@ -131,6 +131,8 @@ class Metrics:
     move_to_board_ms: dict[str, list[float]] = field(default_factory=dict)
     #: of which the POST /matches/{id}/actions round trip (the bot's reply included)
     move_api_ms: dict[str, list[float]] = field(default_factory=dict)
+    #: per move [signing, the POST round trip, drawing the answer], in the page
+    move_phases_ms: dict[str, list[list[float]]] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """Per page the worst FCP; per game and over all moves the p50/p95/max click-to-board."""
@@ -159,7 +161,17 @@ class Metrics:
                 }
             return out
 
+        phases = [p for game, ps in self.move_phases_ms.items() if "no bot" not in game for p in ps]
         return {
+            "move_phases_ms": {
+                name: {
+                    "p50": pct([p[i] for p in phases], 0.5),
+                    "p95": pct([p[i] for p in phases], 0.95),
+                }
+                for i, name in enumerate(("sign", "post", "draw"))
+            }
+            if phases
+            else {},
             "first_contentful_paint_ms": {
                 page: {"max": round(max(v), 1), "samples": len(v)}
                 for page, v in sorted(self.first_contentful_paint_ms.items())
@@ -341,8 +353,10 @@ def record_moves(w: WalletPage, game: str) -> None:
     if w.metrics is not None:
         moves = w.page.evaluate("() => window.__metaledger.moves.splice(0)")
         fetches = w.page.evaluate("() => window.__metaledger.fetches.splice(0)")
+        phases = w.page.evaluate("() => window.__metaledger.phases.splice(0)")
         w.metrics.move_to_board_ms.setdefault(game, []).extend(moves)
         w.metrics.move_api_ms.setdefault(game, []).extend(fetches)
+        w.metrics.move_phases_ms.setdefault(game, []).extend(phases)
 
 
 def play_by_clicking(w: WalletPage, game: str, max_moves: int = 3000) -> int:

@@ -33,7 +33,19 @@ def test_collection_lists_every_game_filters_and_updates_after_a_transfer(
     deck = get_game("metax").required_tokens(dict(get_game("metax").starter_decks[0]))
     card, copies = sorted(deck.items())[0]
     assert w.page.get_attribute(f"li[data-card='metax:{card}']", "data-copies") == str(copies)
+    # each card's face: its SVG from this origin, loaded and drawn
+    face = w.page.wait_for_selector(f"li[data-card='metax:{card}'] img.face")
+    assert (face.get_attribute("src") or "").startswith("/cards/")
+    w.page.wait_for_function(
+        "(img) => img.complete && img.naturalWidth === 300", arg=face, timeout=5_000
+    )
     w.shot("collection")
+    # updates are pushed (the wallet's event stream), the collection is not polled
+    w.page.wait_for_selector("#collection[data-updates='pushed']")
+    reads: list[str] = []
+    w.page.on(
+        "request", lambda r: reads.append(r.url) if f"/wallets/{w.address}/cards" in r.url else None
+    )
 
     w.page.select_option("#filter-game", "metamasters")
     w.page.select_option("#filter-kind", "token")
@@ -52,6 +64,7 @@ def test_collection_lists_every_game_filters_and_updates_after_a_transfer(
         f"li[data-card='metax:{card}'][data-copies='{copies + 1}']", timeout=5_000
     )
     assert time.monotonic() - started < 5
+    assert reads == [], f"the page polled the collection: {reads}"
 
 
 def test_build_check_save_list_and_reopen_a_deck(wallet: Callable[[str], WalletPage]) -> None:

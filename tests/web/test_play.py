@@ -57,8 +57,16 @@ def test_a_whole_match_against_the_bot_by_clicking(
     w.page.wait_for_selector("#turn-timer:has-text('left for')")
     w.shot(f"play-{game}")
     signed_before = w.prompts.count("eth_signTypedData_v4")
+    reads: list[str] = []
+    w.page.on(
+        "request",
+        lambda r: reads.append(r.url) if r.method == "GET" and "/view" in r.url else None,
+    )
     clicks = play_by_clicking(w, game)
     assert clicks > 3
+    # the board after a move is the POST's answer: the stream's echo of the move and of the
+    # bot's replies causes no re-read (it used to: one GET /view per move)
+    assert len(reads) <= 2 + clicks // 10, (len(reads), clicks)
     # one wallet prompt for the match (the seat authorization), none per move: the page's
     # session key signed every move, and the page checked each operator receipt
     assert signed_before == 1 and w.prompts.count("eth_signTypedData_v4") == 1, w.prompts

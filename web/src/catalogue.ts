@@ -20,6 +20,22 @@ export interface Card {
   data: Record<string, unknown>;
 }
 
+/** A card a wallet holds (`GET /wallets/{address}/cards`). */
+export interface Holding {
+  game: string;
+  card_id: string;
+  name: string;
+  token_id: string;
+  balance: number;
+}
+
+/** A wallet's collection, as read and as its event stream sends it. */
+export interface Collection {
+  block_number: number;
+  source: string;
+  cards: Holding[];
+}
+
 let games: Promise<Game[]> | null = null;
 const cards = new Map<string, Promise<Card[]>>();
 

@@ -1,8 +1,8 @@
 // Keeping a page up to date: server-sent events where the API pushes them, else polling.
 // `listen` reads an event stream with fetch (so the session's bearer token goes along, which
-// EventSource cannot send); when the API has no such stream (until issue 15's
-// GET /matches/{id}/events), the page falls back to `watch`, re-reading what it shows every
-// `everyMs` — a POLLING FALLBACK. The router stops both when the page changes (stopAll).
+// EventSource cannot send): GET /matches/{id}/events, GET /wallets/{address}/events. When a
+// stream cannot be opened or drops, the page falls back to `watch`, re-reading what it shows
+// every `everyMs` — a POLLING FALLBACK. The router stops both when the page changes (stopAll).
 
 import { session } from "./session";
 

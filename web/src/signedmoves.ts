@@ -7,36 +7,23 @@ import { type Address, type Hex, recoverTypedDataAddress, toHex, type TypedDataD
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signTypedData } from "./wallet";
 
+/** EIP-712 fields from "name:type" words, in order. */
+function fields(spec: string): { name: string; type: string }[] {
+  return spec.split(/\s+/).map((word) => {
+    const [name, type] = word.split(":");
+    return { name, type };
+  });
+}
+
+// the structs of ledger/protocol/eip712.py, field by field
 const TYPES = {
-  SeatAuthorization: [
-    { name: "matchId", type: "bytes32" },
-    { name: "game", type: "string" },
-    { name: "rulesetVersion", type: "string" },
-    { name: "seat", type: "uint8" },
-    { name: "deckHash", type: "bytes32" },
-    { name: "seedCommit", type: "bytes32" },
-    { name: "sessionKey", type: "address" },
-    { name: "expiry", type: "uint64" },
-  ],
-  MatchAction: [
-    { name: "matchId", type: "bytes32" },
-    { name: "seat", type: "uint8" },
-    { name: "index", type: "uint32" },
-    { name: "prevEntryHash", type: "bytes32" },
-    { name: "action", type: "string" },
-    { name: "salt", type: "bytes32" },
-  ],
-  MatchReceipt: [
-    { name: "matchId", type: "bytes32" },
-    { name: "index", type: "uint32" },
-    { name: "entryHash", type: "bytes32" },
-  ],
-  MatchEnd: [
-    { name: "matchId", type: "bytes32" },
-    { name: "entries", type: "uint32" },
-    { name: "finalEntryHash", type: "bytes32" },
-  ],
-} as const;
+  SeatAuthorization: fields(
+    "matchId:bytes32 game:string rulesetVersion:string seat:uint8 deckHash:bytes32 seedCommit:bytes32 sessionKey:address expiry:uint64",
+  ),
+  MatchAction: fields("matchId:bytes32 seat:uint8 index:uint32 prevEntryHash:bytes32 action:string salt:bytes32"),
+  MatchReceipt: fields("matchId:bytes32 index:uint32 entryHash:bytes32"),
+  MatchEnd: fields("matchId:bytes32 entries:uint32 finalEntryHash:bytes32"),
+};
 
 /** How long a session key may sign this match's moves. */
 const SESSION_SECONDS = 2 * 24 * 3600;
@@ -50,8 +37,12 @@ function storageKey(matchId: string, address: string): string {
   return `metaledger.sessionkey.${matchId}.${address.toLowerCase()}`;
 }
 
+type SessionKey = { account: ReturnType<typeof privateKeyToAccount>; expiry: number };
+// the account of each stored key, derived once (deriving the public key is the slow part)
+const accounts = new Map<string, SessionKey>();
+
 /** The session key of this match in this browser (made on first use). */
-export function sessionKeyFor(matchId: string, address: string): { account: ReturnType<typeof privateKeyToAccount>; expiry: number } {
+export function sessionKeyFor(matchId: string, address: string): SessionKey {
   const raw = localStorage.getItem(storageKey(matchId, address));
   let stored: Stored;
   if (raw) stored = JSON.parse(raw) as Stored;
@@ -59,7 +50,11 @@ export function sessionKeyFor(matchId: string, address: string): { account: Retu
     stored = { key: generatePrivateKey(), expiry: Math.floor(Date.now() / 1000) + SESSION_SECONDS };
     localStorage.setItem(storageKey(matchId, address), JSON.stringify(stored));
   }
-  return { account: privateKeyToAccount(stored.key), expiry: stored.expiry };
+  const known = accounts.get(stored.key);
+  if (known && known.expiry === stored.expiry) return known;
+  const made = { account: privateKeyToAccount(stored.key), expiry: stored.expiry };
+  accounts.set(stored.key, made);
+  return made;
 }
 
 /** Whether this browser holds the match's session key. */

@@ -8,9 +8,19 @@ import {
   custom,
   type EIP1193Provider,
   type Hex,
+  parseAbi,
+  type TransactionReceipt,
   type TypedDataDefinition,
 } from "viem";
-import { requestAddresses, sendTransaction as send, signMessage, signTypedData as signTyped } from "viem/actions";
+import {
+  getBalance,
+  readContract,
+  requestAddresses,
+  sendTransaction as send,
+  signMessage,
+  signTypedData as signTyped,
+  waitForTransactionReceipt,
+} from "viem/actions";
 import { createSiweMessage } from "viem/siwe";
 import { api } from "./api";
 import { type Session, session } from "./session";
@@ -119,4 +129,24 @@ export async function signTypedData(typed: TypedDataDefinition): Promise<Hex> {
 export async function sendTransaction(tx: { to: Address; data: Hex; value?: bigint }): Promise<Hex> {
   const { client: c, account: a } = await connected();
   return send(c, { ...tx, account: a, chain: null });
+}
+
+/** Wait until the transaction `hash` is mined (the wallet's chain answers); its receipt. */
+export async function waitForReceipt(hash: Hex): Promise<TransactionReceipt> {
+  const { client: c } = await connected();
+  return waitForTransactionReceipt(c, { hash, pollingInterval: 250, timeout: 120_000 });
+}
+
+const ERC1155_APPROVAL = parseAbi(["function isApprovedForAll(address account, address operator) view returns (bool)"]);
+
+/** Whether `operator` may move the signed-in wallet's tokens of `token` (read through the wallet). */
+export async function isApprovedForAll(token: Address, operator: Address): Promise<boolean> {
+  const { client: c, account: a } = await connected();
+  return readContract(c, { address: token, abi: ERC1155_APPROVAL, functionName: "isApprovedForAll", args: [a, operator] });
+}
+
+/** The signed-in wallet's ETH balance in wei (read through the wallet). */
+export async function balanceOf(): Promise<bigint> {
+  const { client: c, account: a } = await connected();
+  return getBalance(c, { address: a });
 }

@@ -1,28 +1,17 @@
 // Collection: every card the signed-in wallet holds, in every game, with its copies; filters
-// by game, kind and name; kept up to date while the page is open.
+// by game, kind and name; each card's face. Kept up to date by the wallet's pushed balance
+// changes (`GET /wallets/{address}/events`, server-sent events fed by the indexer); polling
+// only as a fallback when the stream cannot be opened or drops.
 
 import { api } from "../api";
-import { type Card, cardsOf, listGames } from "../catalogue";
+import { type Card, type Collection, cardsOf, listGames } from "../catalogue";
 import { fill, h } from "../dom";
-import { watch } from "../live";
+import { cardFace } from "../faces";
+import { listen, watch } from "../live";
 import { requireSignIn } from "../ui";
 
-interface Holding {
-  game: string;
-  card_id: string;
-  name: string;
-  token_id: string;
-  balance: number;
-}
-
-interface Collection {
-  block_number: number;
-  source: string;
-  cards: Holding[];
-}
-
-/** How often the page re-reads the collection (polling fallback, see live.ts). */
-const REFRESH_MS = 1000;
+/** How often the page re-reads the collection when no stream is open (POLLING FALLBACK). */
+const FALLBACK_REFRESH_MS = 1000;
 
 export async function renderCollection(main: HTMLElement): Promise<void> {
   main.append(h("h1", null, "Collection"));
@@ -81,6 +70,7 @@ export async function renderCollection(main: HTMLElement): Promise<void> {
         return h(
           "li",
           { class: "card", "data-card": `${c.game}:${c.card_id}`, "data-copies": c.balance, tabindex: "0" },
+          cardFace(c.token_id, c.name, 160),
           h("span", { class: "copies", title: "copies" }, `×${c.balance}`),
           h("strong", null, c.name),
           card?.data.subtitle ? h("span", { class: "subtitle" }, String(card.data.subtitle)) : null,
@@ -89,15 +79,27 @@ export async function renderCollection(main: HTMLElement): Promise<void> {
       }),
     );
   };
-  const load = async () => {
-    const next = await api<Collection>("GET", `/wallets/${address}/cards`);
+  const take = (next: Collection) => {
     const changed = JSON.stringify(next.cards) !== JSON.stringify(latest?.cards);
     latest = next;
     if (changed) show();
     else fill(status, status.textContent?.replace(/block \d+/, `block ${next.block_number}`) ?? "");
   };
+  const load = async () => take(await api<Collection>("GET", `/wallets/${address}/cards`));
   for (const input of [gameFilter, kindFilter]) input.addEventListener("change", show);
   search.addEventListener("input", show);
   await load();
-  watch(load, REFRESH_MS);
+  const fallBack = () => {
+    grid.dataset.updates = "polling";
+    watch(load, FALLBACK_REFRESH_MS);
+  };
+  const pushed = await listen(
+    `/wallets/${address}/events`,
+    (type, data) => {
+      if (type === "cards") take(JSON.parse(data) as Collection);
+    },
+    fallBack,
+  );
+  if (pushed) grid.dataset.updates = "pushed";
+  else fallBack();
 }

@@ -5,6 +5,7 @@
 import { api } from "../api";
 import { type Card, cardsOf, listGames } from "../catalogue";
 import { fill, h, short } from "../dom";
+import { cardFace } from "../faces";
 import { navigate } from "../nav";
 import { action, notify, requireSignIn } from "../ui";
 
@@ -134,7 +135,7 @@ export async function renderDecks(main: HTMLElement, params: URLSearchParams): P
     cards
       .filter((c) => (held.get(c.card_id) ?? 0) > 0)
       .map((c) =>
-        h("li", { "data-card": c.card_id }, h("span", null, `${c.name}`), h("span", { class: "meta" }, ` ${c.kind} · you hold ${held.get(c.card_id)}`), " ", step(c.card_id, +1, c)),
+        h("li", { "data-card": c.card_id }, cardFace(c.token_id, c.name, 48), " ", h("span", null, `${c.name}`), h("span", { class: "meta" }, ` ${c.kind} · you hold ${held.get(c.card_id)}`), " ", step(c.card_id, +1, c)),
       ),
   );
   const starters = game.starter_decks.map((d, i) =>

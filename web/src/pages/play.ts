@@ -88,9 +88,17 @@ interface Result {
 }
 
 /** Figures the browser tests read: click → updated board, in milliseconds. */
-const metrics = ((window as unknown as { __metaledger?: { moves: number[]; fetches: number[] } }).__metaledger ??= { moves: [], fetches: [] });
+/** What the browser tests read: per move the click-to-board time, the POST round trip (signing
+ * included), and its phases [sign, POST, draw] in ms. */
+const metrics = ((window as unknown as { __metaledger?: { moves: number[]; fetches: number[]; phases: number[][] } }).__metaledger ??= { moves: [], fetches: [], phases: [] });
 /** How often the page looks for the opponent's move or the anchoring (polling fallback, live.ts). */
 const POLL_MS = 400;
+
+/** Run `work` when the page is idle (within 500 ms at the latest). */
+function idle(work: () => void): void {
+  if (typeof requestIdleCallback === "function") requestIdleCallback(() => work(), { timeout: 500 });
+  else setTimeout(work, 0);
+}
 /** With pushed updates, a slow re-read all the same (in case an event was missed). */
 const PUSHED_SAFETY_POLL_MS = 5000;
 /** How long after a move the page re-reads the turn deadline (unless another move comes first). */
@@ -246,10 +254,14 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
     moving = true;
     await busy(button, async () => {
       let out: ActionOut;
+      let signedAt = 0;
+      let answeredAt = 0;
       try {
         if (seat === null || head === null) throw new Error("this match has no signed transcript to extend");
-      const signed = await signMove(match.domain, match.id, address, seat, version, head, legal.action);
-      out = await api<ActionOut>("POST", `/matches/${match.id}/actions`, { action: legal.action, ...signed, version, include_view: true });
+        const signed = await signMove(match.domain, match.id, address, seat, version, head, legal.action);
+        signedAt = performance.now();
+        out = await api<ActionOut>("POST", `/matches/${match.id}/actions`, { action: legal.action, ...signed, version, include_view: true });
+        answeredAt = performance.now();
       } catch (exc) {
         if (exc instanceof Problem && (exc.slug === "stale-turn" || exc.slug === "out-of-turn")) {
           await refresh();
@@ -264,8 +276,13 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
       if (out.observation) fill(boardBox, renderBoard(out.observation, seat, cards));
       addLog(out.applied);
       showChoices(out.legal_actions, out.your_turn, out.version);
-      requestAnimationFrame(() => metrics.moves.push(performance.now() - started));
-      void checkReceipts(out.applied).catch(showError);
+      requestAnimationFrame(() => {
+        const drawn = performance.now();
+        metrics.moves.push(drawn - started);
+        metrics.phases.push([signedAt - started, answeredAt - signedAt, drawn - answeredAt]);
+        // the receipts' signatures are checked once the board is on screen, not before
+        idle(() => void checkReceipts(out.applied).catch(showError));
+      });
       if (out.status !== "active") await refresh();
       else rereadDeadline();
     });
@@ -404,7 +421,19 @@ async function renderMatch(main: HTMLElement, matchId: string, address: string):
     await running;
     running = null;
   };
-  const onPush = await listen(`/matches/${match.id}/events`, () => void pushed(), () => {
+  // an entry the page already has (its own move and the bot's replies come back in the POST's
+  // answer) needs no re-read: only news beyond it, or the end, does
+  const onEvent = (type: string, data: string) => {
+    if (type === "action") {
+      try {
+        if ((JSON.parse(data) as { index: number }).index < newest) return;
+      } catch {
+        // not an entry: re-read
+      }
+    }
+    void pushed();
+  };
+  const onPush = await listen(`/matches/${match.id}/events`, onEvent, () => {
     stopPolling?.();
     main.dataset.updates = "poll";
     stopPolling = watch(poll, POLL_MS);
