@@ -21,11 +21,8 @@ from ledger.errors import ChainError
 from ledger.protocol.hexcodec import from_hex
 
 
-class TransactionRefused(ChainError):
+class TransactionRefused(ChainError, slug="transaction-refused", title="Transaction refused"):
     """A transaction that would revert (or did): names the contract's custom error."""
-
-    slug = "transaction-refused"
-    title = "Transaction refused"
 
     def __init__(self, what: str, revert: Revert | None, detail: str = "") -> None:
         named = revert.text() if revert is not None else detail or "reverted"
