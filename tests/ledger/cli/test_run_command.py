@@ -30,6 +30,7 @@ from ledger.client.wallet import DEV_KEY_WARNING
 from ledger.devstack.demo import DEMO_KEYS
 from ledger.devstack.ports import free_port, is_free
 from ledger.devstack.stack import server_command
+from tests.fixtures.cli import run_cli
 
 pytestmark = [pytest.mark.chain, pytest.mark.slow]
 
@@ -105,14 +106,7 @@ class RunningStack:
 
     def cli(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         """Run `metaledger ARGS` as a user would, from `cwd` (default: another directory)."""
-        return subprocess.run(
-            [sys.executable, "-m", "ledger.cli", *args],
-            cwd=cwd or self.elsewhere,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return run_cli(*args, env=self.env, cwd=cwd or self.elsewhere, timeout=120)
 
     def info(self) -> dict[str, object]:
         """The stack's record of itself."""
