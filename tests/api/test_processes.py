@@ -97,6 +97,11 @@ def _match_on_both(
     return clients, players, _new_match(players, decks)
 
 
+def _position(match: dict[str, Any]) -> tuple[str, int, int, str]:
+    """A match's id, version, player to move and head hash."""
+    return match["id"], match["version"], match["current_player"], match["head_hash"]
+
+
 def _new_match(players: list[Player], decks: list[dict[str, Any]]) -> dict[str, Any]:
     r = players[0].post(
         "/matches", {"game": "metax", "deck_id": decks[0]["id"], "opponent": "open"}
@@ -112,8 +117,7 @@ def test_a_match_whose_moves_alternate_between_two_processes(
     two_apis: tuple[Server, Server], evm_snapshot: AnvilNode, deployment: Deployment
 ) -> None:
     clients, players, match = _match_on_both(two_apis, evm_snapshot, deployment)
-    match_id, version, turn = match["id"], match["version"], match["current_player"]
-    head = match["head_hash"]
+    match_id, version, turn, head = _position(match)
     assert match["status"] == "active"
     moves = 0
     while moves < 60 and match["status"] == "active":
@@ -187,8 +191,7 @@ def test_a_move_on_one_process_reaches_a_stream_on_the_other(
     two_apis: tuple[Server, Server], evm_snapshot: AnvilNode, deployment: Deployment
 ) -> None:
     clients, players, match = _match_on_both(two_apis, evm_snapshot, deployment)
-    match_id, version, turn = match["id"], match["version"], match["current_player"]
-    head = match["head_hash"]
+    match_id, version, turn, head = _position(match)
     _a, b = two_apis
     stream = _Stream(
         f"{b.url}/matches/{match_id}/events", {**players[1].headers, "Host": "testserver"}
