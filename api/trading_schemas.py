@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.schemas import FROM_ROWS, STRICT_INPUT
 from ledger.protocol.eip712 import ZERO_ADDRESS
 from ledger.protocol.untrusted import INT64_MAX
-from ledger.trading.service import MAX_IDS_PER_SIDE
+from ledger.trading.service import MAX_IDS_PER_SIDE, CardAmount, FillView
 
 #: a uint256 in a request: a JSON integer, a decimal string, or (token ids) 0x-hex
 Uint = (
@@ -70,32 +70,17 @@ class WithdrawalIn(BaseModel):
     signature: str = Field(pattern=r"^0x[0-9a-fA-F]*$", max_length=10_000)
 
 
-class CardAmountOut(BaseModel):
+class CardAmountOut(CardAmount):
     """Copies of one card design (game, card and name null for an id outside the catalogue)."""
 
     model_config = FROM_ROWS
-    token_id: str
-    amount: int
-    game: str | None
-    card_id: str | None
-    name: str | None
-    metadata_url: str
-    image_url: str
 
 
-class FillOut(BaseModel):
+class FillOut(FillView):
     """An indexed fill: who, where on the chain, and what each side gave (null when the book
     never held the offer)."""
 
     model_config = FROM_ROWS
-    offer_hash: str
-    maker: str
-    taker: str
-    nonce: str
-    block_number: int
-    block_hash: str
-    tx_hash: str
-    log_index: int
     maker_gave: list[CardAmountOut] | None
     taker_gave: list[CardAmountOut] | None
     wei: str | None = Field(description="wei the taker paid, as a decimal string")

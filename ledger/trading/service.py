@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel
 from sqlmodel import Session
 
 from ledger.chain.exchange import (
@@ -59,8 +60,7 @@ _UINT256 = 2**256
 # ----------------------------------------------------------------------------- views
 
 
-@dataclass(frozen=True)
-class CardAmount:
+class CardAmount(BaseModel, frozen=True):
     """A number of copies of one card design, as an offer or a fill names it."""
 
     token_id: str
@@ -72,8 +72,7 @@ class CardAmount:
     image_url: str
 
 
-@dataclass(frozen=True)
-class FillView:
+class FillView(BaseModel, frozen=True):
     """An indexed fill of an offer: who, where on the chain, and both legs."""
 
     offer_hash: str
@@ -84,8 +83,8 @@ class FillView:
     block_hash: str
     tx_hash: str
     log_index: int
-    maker_gave: list[CardAmount] | None
-    taker_gave: list[CardAmount] | None
+    maker_gave: Sequence[CardAmount] | None
+    taker_gave: Sequence[CardAmount] | None
     wei: str | None
 
 
@@ -314,6 +313,8 @@ def plain(value: Any) -> Any:
     """Views as JSON-able dicts and lists (datetimes in ISO 8601), for answers sent as they are."""
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, BaseModel):
+        return {name: plain(getattr(value, name)) for name in type(value).model_fields}
     if isinstance(value, list):
         return [plain(v) for v in value]
     if isinstance(value, datetime):
