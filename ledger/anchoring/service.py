@@ -34,7 +34,7 @@ from ledger.anchoring import repository as repo
 from ledger.chain import fees
 from ledger.chain.contracts import BATCH_ALREADY_ANCHORED, MatchLedger, anchor_calldata
 from ledger.chain.fees import Fees
-from ledger.chain.transport import JsonRpc, RpcError
+from ledger.chain.transport import JsonRpc, OnOneChain, RpcError
 from ledger.db import unit_of_work
 from ledger.db.models.anchoring import AnchorTransaction, Batch, BatchStatus, utcnow
 from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
@@ -107,7 +107,7 @@ class PassReport:
         return dict(self.__dict__)
 
 
-class Anchorer:
+class Anchorer(OnOneChain):
     """Anchors the outbox's results on one MatchLedger with one anchorer key."""
 
     def __init__(
@@ -128,13 +128,6 @@ class Anchorer:
         self._seen_batches = False
         #: after another root took one of our batch ids: continue from the chain's head
         self._resync = False
-
-    @property
-    def chain_id(self) -> int:
-        """The chain id (asked once)."""
-        if self._chain_id is None:
-            self._chain_id = self.rpc.chain_id()
-        return self._chain_id
 
     # ------------------------------------------------------------------ the pass
 

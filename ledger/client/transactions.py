@@ -16,7 +16,7 @@ from eth_account import Account
 from eth_utils import to_checksum_address
 
 from ledger.chain.artifacts import Revert, explain_revert
-from ledger.chain.transport import JsonRpc, RpcError
+from ledger.chain.transport import JsonRpc, OnOneChain, RpcError
 from ledger.errors import ChainError
 from ledger.protocol.hexcodec import from_hex
 
@@ -42,7 +42,7 @@ class Sent:
     gas_used: int
 
 
-class WalletSender:
+class WalletSender(OnOneChain):
     """Sends transactions from one key (EIP-1559 fees from the node)."""
 
     def __init__(self, rpc: JsonRpc, key: str) -> None:
@@ -50,13 +50,6 @@ class WalletSender:
         self.account = Account.from_key(key)
         self.address = str(self.account.address)
         self._chain_id: int | None = None
-
-    @property
-    def chain_id(self) -> int:
-        """The node's chain id (asked once)."""
-        if self._chain_id is None:
-            self._chain_id = self.rpc.chain_id()
-        return self._chain_id
 
     def _estimate(self, tx: dict[str, Any], what: str) -> int:
         try:

@@ -30,7 +30,7 @@ from ledger.chain.exchange import (
     exchange_events,
     unfillable_reasons,
 )
-from ledger.chain.transport import JsonRpc
+from ledger.chain.transport import JsonRpc, OnOneChain
 from ledger.db import unit_of_work
 from ledger.db.models.trading import BookOffer, OfferFill, uint256_key
 from ledger.indexing import book_repository as book
@@ -75,7 +75,7 @@ def decide(row: BookOffer, filled: bool, reason: str | None) -> tuple[str, str |
     return "open", None
 
 
-class BookIndexer:
+class BookIndexer(OnOneChain):
     """Follows one CardExchange and its CardToken for the offer book."""
 
     def __init__(
@@ -94,13 +94,6 @@ class BookIndexer:
         self.deployment_block = deployment_block
         self.reorg_depth = reorg_depth
         self._chain_id = chain_id
-
-    @property
-    def chain_id(self) -> int:
-        """The chain id (asked once)."""
-        if self._chain_id is None:
-            self._chain_id = self.rpc.chain_id()
-        return self._chain_id
 
     def run_once(self) -> BookReport:
         """Read the exchange's events up to the head, record fills, re-assess touched offers."""

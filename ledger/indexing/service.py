@@ -18,7 +18,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from ledger.chain.contracts import ZERO_ADDRESS, CardToken
-from ledger.chain.transport import JsonRpc
+from ledger.chain.transport import JsonRpc, OnOneChain
 from ledger.db import unit_of_work
 from ledger.indexing import repository as repo
 
@@ -48,7 +48,7 @@ class IndexReport:
         return dict(self.__dict__)
 
 
-class Indexer:
+class Indexer(OnOneChain):
     """Follows one CardToken contract."""
 
     def __init__(
@@ -130,13 +130,6 @@ class Indexer:
                     deltas[key] += sign * direction * int(row["amount"])
                     last_block[key] = max(last_block.get(key, 0), row.get("block_number", 0))
         repo.change_balances(session, deltas, last_block)
-
-    @property
-    def chain_id(self) -> int:
-        """The chain id (asked once)."""
-        if self._chain_id is None:
-            self._chain_id = self.rpc.chain_id()
-        return self._chain_id
 
 
 def from_settings(engine: Engine | None = None) -> Indexer:

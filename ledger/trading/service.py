@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from sqlmodel import Session
 
 from ledger.chain.exchange import (
@@ -88,25 +88,24 @@ class FillView(BaseModel, frozen=True):
     wei: str | None
 
 
-@dataclass(frozen=True)
-class OfferView:
+class OfferView(BaseModel, frozen=True):
     """An offer of the book as the API shows it."""
 
-    offer_hash: str
-    status: str
+    offer_hash: str = Field(description="the offer's EIP-712 digest (CardExchange.offerDigest)")
+    status: str = Field(description="open, filled, cancelled, withdrawn, expired or unfillable")
     status_reason: str | None
     maker: str
-    taker: str | None
-    given: list[CardAmount]
-    asked: list[CardAmount]
-    asked_wei: str
+    taker: str | None = Field(description="null: anyone may fill it")
+    given: Sequence[CardAmount]
+    asked: Sequence[CardAmount]
+    asked_wei: str = Field(description="wei the maker asks for, as a decimal string")
     expiry: int
     nonce: str
     signature: str
     maker_is_contract: bool
     created_at: datetime
     updated_at: datetime
-    typed_data: dict[str, Any]
+    typed_data: dict[str, Any] = Field(description="the signed EIP-712 typed data")
     fill: FillView | None = None
 
 
