@@ -43,6 +43,7 @@ from ledger.keys.signer import Signer, as_signer
 from ledger.protocol import merkle
 from ledger.protocol.hexcodec import from_hex, to_hex
 from ledger.protocol.merkle import ZERO32, batch_hash
+from ledger.runtime.report import PassSummary
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ class AnchorConfig:
 
 
 @dataclass
-class PassReport:
+class PassReport(PassSummary):
     """What one anchoring pass did."""
 
     closed: list[int] = field(default_factory=list)
@@ -101,10 +102,6 @@ class PassReport:
     superseded: list[int] = field(default_factory=list)
     pending_results: int = 0
     unfinished_batches: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-able summary."""
-        return dict(self.__dict__)
 
 
 class Anchorer(OnOneChain):

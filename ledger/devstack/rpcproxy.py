@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from ledger.runtime.report import PassSummary
+
 
 class _QuietServer(ThreadingHTTPServer):
     """A threading HTTP server that ignores clients hanging up (a killed process's sockets)."""
@@ -66,7 +68,7 @@ class JsonAnswerHandler(BaseHTTPRequestHandler):
 
 
 @dataclass
-class ProxyStats:
+class ProxyStats(PassSummary):
     """What the proxy saw and refused."""
 
     calls: int = 0
@@ -75,10 +77,6 @@ class ProxyStats:
     widest_log_range_served: int = 0
     http_429: int = 0
     json_rate_limited: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        """JSON-able counts."""
-        return dict(self.__dict__)
 
 
 class LimitedRpcProxy:

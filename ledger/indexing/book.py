@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -36,6 +35,7 @@ from ledger.db.models.trading import BookOffer, OfferFill, uint256_key
 from ledger.indexing import book_repository as book
 from ledger.indexing import repository as cursors
 from ledger.indexing.service import window_start
+from ledger.runtime.report import PassSummary
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ CANCELLED_ON_CHAIN = "cancelled-on-chain"
 
 
 @dataclass
-class BookReport:
+class BookReport(PassSummary):
     """What one pass of the book indexer did."""
 
     from_block: int = 0
@@ -54,10 +54,6 @@ class BookReport:
     fills: int = 0
     assessed: int = 0
     changed: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-able summary."""
-        return dict(self.__dict__)
 
 
 def decide(row: BookOffer, filled: bool, reason: str | None) -> tuple[str, str | None]:

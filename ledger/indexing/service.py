@@ -21,6 +21,7 @@ from ledger.chain.contracts import ZERO_ADDRESS, CardToken
 from ledger.chain.transport import JsonRpc, OnOneChain
 from ledger.db import unit_of_work
 from ledger.indexing import repository as repo
+from ledger.runtime.report import PassSummary
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ def window_start(indexed: int | None, head: int, deployment_block: int, reorg_de
 
 
 @dataclass
-class IndexReport:
+class IndexReport(PassSummary):
     """What one indexer pass did."""
 
     from_block: int = 0
@@ -42,10 +43,6 @@ class IndexReport:
     removed: int = 0
     added: int = 0
     rebuilt: bool = False
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-able summary."""
-        return dict(self.__dict__)
 
 
 class Indexer(OnOneChain):
