@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from engine.core.errors import CatalogueError
 
@@ -45,13 +45,16 @@ _REQUIRED: Any = object()
 class Step(Generic[S]):
     """One compiled operation. `run` returns True to continue, False after pushing a prompt.
 
-    A subclass takes the operation's checked parameters in its constructor; the compiler
-    names the instance after the operation (`op`).
+    A subclass takes the operation's checked parameters in its constructor (one without
+    parameters need not define one); the compiler names the instance after the operation (`op`).
     """
 
     __slots__ = ("op",)
 
     op: str
+
+    def __init__(self, p: dict[str, Any] | None = None) -> None:
+        """An operation without parameters takes nothing from them."""
 
     def run(self, state: S, frame: EffectFrame) -> bool:
         """Perform the operation; return False if it pushed a prompt and must be resumed."""
@@ -76,26 +79,79 @@ class Continuous(Step[Any]):
         return True
 
 
+class BoardCall(Step[Any]):
+    """An operation that is one call of the board with the step's argument: `board.<method>(arg)`."""
+
+    __slots__ = ("arg", "method")
+
+    def __init__(self, method: str, arg: Any) -> None:
+        self.method = method
+        self.arg = arg
+
+    def run(self, state: Any, frame: EffectFrame) -> bool:
+        """Make the call."""
+        getattr(state, self.method)(self.arg)
+        return True
+
+
+class PlayerCall(BoardCall):
+    """An operation that is one call of the board for a player with the step's argument:
+    `board.<method>(player, arg)`, the player being the effect's controller or their opponent."""
+
+    __slots__ = ("side",)
+
+    def __init__(self, method: str, arg: Any, opponent: bool) -> None:
+        super().__init__(method, arg)
+        #: 1 for the opponent, 0 for the controller (xor-ed with the controller)
+        self.side = int(opponent)
+
+    def run(self, state: Any, frame: EffectFrame) -> bool:
+        """Make the call."""
+        getattr(state, self.method)(frame.controller ^ self.side, self.arg)
+        return True
+
+
+#: whom a board call names: the effect's controller ("self"), their opponent, or no player
+#: (None: the board method takes the argument alone)
+Whom = Literal["self", "opponent"] | None
+
+
+def board_call(method: str, whom: Whom, arg: Any) -> BoardCall:
+    """The step calling `board.<method>` with `arg`, for `whom`."""
+    return BoardCall(method, arg) if whom is None else PlayerCall(method, arg, whom == "opponent")
+
+
+def amount_ops(compiler: EffectCompiler[Any], table: Mapping[str, tuple[str, Whom, Param]]) -> None:
+    """Register an operation with one parameter `n` for each row of `table`, operation name ->
+    (the board method it calls with n, whom it names, the Param of n): see `board_call`."""
+    for name, (method, whom, n) in table.items():
+        compiler.op(name, n=n)(step_of(_amount_step, method, whom))
+
+
+def _amount_step(method: str, whom: Whom, p: dict[str, Any]) -> BoardCall:
+    return board_call(method, whom, p["n"])
+
+
+def step_of(build: Callable[..., Step[Any]], *args: Any) -> OpFactory:
+    """The operation factory `build(*args, params)`: one step class (or builder) serving several
+    operations, told apart by `args`."""
+
+    def factory(params: dict[str, Any]) -> Step[Any]:
+        return build(*args, params)
+
+    return factory
+
+
+@dataclass(slots=True, eq=False)
 class EffectFrame:
     """The resolution state of one running effect; serialises to a list of ints."""
 
-    __slots__ = ("controller", "effect", "source", "step", "target", "value")
-
-    def __init__(
-        self,
-        effect: int,
-        source: int,
-        controller: int,
-        step: int = 0,
-        target: int = -1,
-        value: int = 0,
-    ) -> None:
-        self.effect = effect
-        self.source = source
-        self.controller = controller
-        self.step = step
-        self.target = target
-        self.value = value
+    effect: int
+    source: int
+    controller: int
+    step: int = 0
+    target: int = -1
+    value: int = 0
 
     def to_json(self) -> list[int]:
         """`[effect, source, controller, step, target, value]`."""

@@ -15,7 +15,16 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from engine.core.effects import Continuous, EffectCompiler, EffectFrame, Param, Step
+from engine.core.effects import (
+    Continuous,
+    EffectCompiler,
+    EffectFrame,
+    Param,
+    Step,
+    amount_ops,
+    board_call,
+    step_of,
+)
 
 TRAITS = ("meme", "crypto", "legend", "bot")
 #: what `recover` may bring back ("any" = any card but a Token); the index is the card kind
@@ -101,122 +110,85 @@ def _aimed(board: Board, frame: EffectFrame, to: str) -> int:
     return board.host_of(frame.source) if frame.source >= 0 else -1
 
 
-class Counted(Step[Board]):
-    """An operation done n times, or with an amount n."""
+class Repeat(Step[Board]):
+    """An operation done n times: `board.<method>(player)` each time, for the controller."""
 
-    __slots__ = ("n",)
+    __slots__ = ("method", "n")
 
-    def __init__(self, p: dict[str, Any]) -> None:
+    def __init__(self, method: str, p: dict[str, Any]) -> None:
+        self.method = method
         self.n: int = p["n"]
 
-
-@fx.op("draw", n=_N)
-class Draw(Counted):
-    """The controller draws n cards (fewer from a short deck)."""
-
-    __slots__ = ()
-
     def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Draw."""
+        """Make the calls."""
+        act = getattr(board, self.method)
         for _ in range(self.n):
-            board.draw_card(frame.controller)
+            act(frame.controller)
         return True
 
 
-@fx.op("mill", n=_N)
-class Mill(Counted):
-    """The top n cards of the opponent's deck go to their Trash."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Mill."""
-        board.mill(1 - frame.controller, self.n)
-        return True
+# the controller draws n cards (fewer from a short deck)
+fx.op("draw", n=_N)(step_of(Repeat, "draw_card"))
+# the controller gets back up to n Token cards from their Trash
+fx.op("restore_token", n=_N)(step_of(Repeat, "restore_token"))
+#: operations with an amount n that make one board call: name -> (the `Board` method, whom it
+#: names, n)
+amount_ops(
+    fx,
+    {
+        # the top n cards of the opponent's deck go to their Trash
+        "mill": ("mill", "opponent", _N),
+        # the opponent discards n cards at random
+        "discard_random": ("discard_random", "opponent", _N),
+        # the active player may play n more Actors this turn
+        "extra_play": ("grant_extra_plays", None, _N),
+    },
+)
 
 
 @fx.op("search", trait=Param("str", choices=TRAITS))
-class Search(Step[Board]):
+def _search(p: dict[str, Any]) -> Step[Board]:
     """The controller takes the first card with the trait from their deck, then shuffles."""
-
-    __slots__ = ("trait",)
-
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.trait: str = p["trait"]
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Search."""
-        board.search_deck(frame.controller, self.trait)
-        return True
+    return board_call("search_deck", "self", p["trait"])
 
 
 @fx.op("recover", kind=Param("str", default="any", choices=RECOVER_KINDS))
-class Recover(Step[Board]):
+def _recover(p: dict[str, Any]) -> Step[Board]:
     """The controller takes back the last card of a kind sent to their Trash."""
-
-    __slots__ = ("kind",)
-
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.kind = RECOVER_KINDS.index(p["kind"])
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Recover."""
-        board.recover_from_trash(frame.controller, self.kind)
-        return True
+    return board_call("recover_from_trash", "self", RECOVER_KINDS.index(p["kind"]))
 
 
-@fx.op("discard_random", n=_N)
-class DiscardRandom(Counted):
-    """The opponent discards n cards at random."""
+class Aimed(Step[Board]):
+    """An operation on the card it is aimed at, if `board.<check>(iid)` holds for it (nothing
+    otherwise): `board.<method>(iid)`, unless a subclass acts otherwise."""
 
-    __slots__ = ()
+    __slots__ = ("check", "method", "to")
 
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Discard."""
-        board.discard_random(1 - frame.controller, self.n)
-        return True
-
-
-@fx.op("extra_play", n=_N)
-class ExtraPlay(Counted):
-    """The active player may play n more Actors this turn."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Grant the plays."""
-        board.grant_extra_plays(self.n)
-        return True
-
-
-class AtActor(Step[Board]):
-    """An operation on the Actor it is aimed at (nothing if that is not an Actor on the field)."""
-
-    __slots__ = ("to",)
-
-    def __init__(self, p: dict[str, Any]) -> None:
+    def __init__(self, method: str, check: str, p: dict[str, Any]) -> None:
         self.to: str = p["to"]
+        self.method = method
+        self.check = check
 
     def act(self, board: Board, iid: int) -> None:
-        """The operation on the Actor."""
-        raise NotImplementedError
+        """The operation on the card."""
+        getattr(board, self.method)(iid)
 
     def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Find the Actor and act on it."""
+        """Find the card and act on it."""
         iid = _aimed(board, frame, self.to)
-        if iid >= 0 and board.is_actor_on_field(iid):
+        if iid >= 0 and getattr(board, self.check)(iid):
             self.act(board, iid)
         return True
 
 
 @fx.op("extra_attack", to=_AIM, n=_N)
-class ExtraAttack(AtActor):
+class ExtraAttack(Aimed):
     """The Actor may attack n more times this turn."""
 
     __slots__ = ("n",)
 
     def __init__(self, p: dict[str, Any]) -> None:
-        super().__init__(p)
+        super().__init__("", "is_actor_on_field", p)
         self.n: int = p["n"]
 
     def act(self, board: Board, iid: int) -> None:
@@ -227,13 +199,13 @@ class ExtraAttack(AtActor):
 @fx.op(
     "modify_stat", to=_AIM, stat=Param("str", choices=("ego", "int")), n=Param("int", min=-9, max=9)
 )
-class ModifyStat(AtActor):
+class ModifyStat(Aimed):
     """n to the Actor's EGO or INT until end of turn."""
 
     __slots__ = ("intel", "n")
 
     def __init__(self, p: dict[str, Any]) -> None:
-        super().__init__(p)
+        super().__init__("", "is_actor_on_field", p)
         self.n: int = p["n"]
         self.intel = p["stat"] == "int"
 
@@ -242,85 +214,31 @@ class ModifyStat(AtActor):
         board.modify_stat(iid, self.intel, self.n)
 
 
-@fx.op("switch_position", to=_AIM)
-class SwitchPosition(AtActor):
-    """Switch the face-up Actor's battle position."""
-
-    __slots__ = ()
-
-    def act(self, board: Board, iid: int) -> None:
-        """Switch it."""
-        board.switch_position(iid)
-
-
-@fx.op("destroy", to=_AIM)
-class Destroy(AtActor):
-    """Destroy the Actor (to its owner's Trash)."""
-
-    __slots__ = ()
-
-    def act(self, board: Board, iid: int) -> None:
-        """Destroy it."""
-        board.destroy_actor(iid)
-
-
-@fx.op("exile", to=_AIM)
-class Exile(AtActor):
-    """Exile the Actor."""
-
-    __slots__ = ()
-
-    def act(self, board: Board, iid: int) -> None:
-        """Exile it."""
-        board.exile_actor(iid)
-
-
-@fx.op("bounce", to=_AIM)
-class Bounce(AtActor):
-    """Return the Actor to its owner's hand."""
-
-    __slots__ = ()
-
-    def act(self, board: Board, iid: int) -> None:
-        """Bounce it."""
-        board.bounce_actor(iid)
-
-
-@fx.op("destroy_special", to=_AIM)
-class DestroySpecial(Step[Board]):
-    """Destroy the Special card it is aimed at (nothing if that is not one on the field)."""
-
-    __slots__ = ("to",)
-
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.to: str = p["to"]
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Destroy it."""
-        iid = _aimed(board, frame, self.to)
-        if iid >= 0 and board.is_special_on_field(iid):
-            board.remove_special(iid)
-        return True
-
-
-@fx.op("restore_token", n=_N)
-class RestoreToken(Counted):
-    """The controller gets back up to n Token cards from their Trash."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Restore."""
-        for _ in range(self.n):
-            board.restore_token(frame.controller)
-        return True
+#: operations on the card aimed at that make one board call: name -> (the `Board` method, what
+#: the card must be); an aim at anything else does nothing
+_AIMED = {
+    # switch the face-up Actor's battle position
+    "switch_position": ("switch_position", "is_actor_on_field"),
+    # destroy the Actor (to its owner's Trash)
+    "destroy": ("destroy_actor", "is_actor_on_field"),
+    "exile": ("exile_actor", "is_actor_on_field"),
+    # return the Actor to its owner's hand
+    "bounce": ("bounce_actor", "is_actor_on_field"),
+    # destroy the Special card (to its owner's Trash)
+    "destroy_special": ("remove_special", "is_special_on_field"),
+}
+for _name, (_method, _check) in _AIMED.items():
+    fx.op(_name, to=_AIM)(step_of(Aimed, _method, _check))
 
 
 @fx.op("destroy_token", n=_N)
-class DestroyToken(Counted):
+class DestroyToken(Step[Board]):
     """Destroy n of the opponent's Token cards (the match may end)."""
 
-    __slots__ = ()
+    __slots__ = ("n",)
+
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.n: int = p["n"]
 
     def run(self, board: Board, frame: EffectFrame) -> bool:
         """Destroy them."""
@@ -335,9 +253,6 @@ class NegateAttack(Step[Board]):
     """Negate the attack being declared."""
 
     __slots__ = ()
-
-    def __init__(self, p: dict[str, Any]) -> None:
-        pass
 
     def run(self, board: Board, frame: EffectFrame) -> bool:
         """Negate it."""

@@ -10,7 +10,7 @@ from engine.core.prng import Prng
 from engine.core.projection import Place, place, resolve_move
 from engine.core.state import Viewer, pack_ints, pack_prng
 from engine.metamasters.cards import BY_ID, CARDS, K_ACTOR
-from engine.metamasters.moves import MetaMastersRules
+from engine.metamasters.moves import ACTION_ARITY, MetaMastersRules
 from engine.metamasters.state import (
     ACTOR_ZONES,
     ATTACK,
@@ -28,20 +28,10 @@ from engine.metamasters.state import (
     ZONE_LISTS,
 )
 
-#: for each action kind, the positions of its arguments that name a card (all of them)
+#: for each action kind with arguments, the positions of its arguments that name a card (all
+#: of them)
 _CARD_ARGS: dict[str, tuple[int, ...]] = {
-    kind: (0, 1)
-    for kind in (
-        "play",
-        "set",
-        "link",
-        "activate",
-        "flip",
-        "position",
-        "attack",
-        "direct",
-        "target",
-    )
+    kind: (0, 1) for kind, (_, most) in ACTION_ARITY.items() if most
 }
 #: the public piles: zone -> its name in a place id, and that name -> the per-player list
 _PILES = {Z_TRASH: "trash", Z_EXILE: "exile", Z_TOKEN: "token"}
@@ -393,16 +383,24 @@ class MetaMastersState(MetaMastersRules):
         def ident(i: int, q: int, *path: str | int) -> int | str:
             return i if owner[i] == viewer else place(q, *path)
 
-        def actor(i: int, q: int, s: int) -> dict[str, Any] | None:
-            if i < 0:
-                return None
+        def on_field(i: int, q: int, zone: str, s: int, **more: Any) -> dict[str, Any]:
+            """A card of a field zone: its id, its face, `more`, and the card if it is shown."""
             view: dict[str, Any] = {
-                "id": ident(i, q, "actor", s),
+                "id": ident(i, q, zone, s),
                 "face_up": bool(self.faceup[i]),
-                "position": "attack" if self.pos[i] == ATTACK else "defense",
+                **more,
             }
             if self.faceup[i] or q == viewer:
                 view["card"] = CARDS[cid[i]].id
+            return view
+
+        def actor(i: int, q: int, s: int) -> dict[str, Any] | None:
+            if i < 0:
+                return None
+            view = on_field(
+                i, q, "actor", s, position="attack" if self.pos[i] == ATTACK else "defense"
+            )
+            if "card" in view:
                 view["ego"] = self.ego(i)
                 view["int"] = self.intel(i)
             on_host = [x for x in self.links[q] if self.host[x] == i]
@@ -413,15 +411,7 @@ class MetaMastersState(MetaMastersRules):
             return view
 
         def special(i: int, q: int, s: int) -> dict[str, Any] | None:
-            if i < 0:
-                return None
-            view: dict[str, Any] = {
-                "id": ident(i, q, "special", s),
-                "face_up": bool(self.faceup[i]),
-            }
-            if self.faceup[i] or q == viewer:
-                view["card"] = CARDS[cid[i]].id
-            return view
+            return None if i < 0 else on_field(i, q, "special", s)
 
         sides = []
         for q in (0, 1):

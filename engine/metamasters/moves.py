@@ -53,7 +53,8 @@ _KINDS_BY_PROMPT = {
     P_TARGET: _TARGET_KINDS,
 }
 _ALL_KINDS = _MAIN_KINDS | _BATTLE_KINDS | _RESPONSE_KINDS | _TARGET_KINDS
-_ARITY = {
+#: every action kind -> (fewest, most) arguments
+ACTION_ARITY = {
     "play": (1, 2),
     "set": (1, 2),
     "link": (2, 2),
@@ -89,7 +90,7 @@ class MetaMastersRules(MetaMastersBoard):
             return ("metamasters.match.over", "the match is over")
         if kind not in _ALL_KINDS:
             return ("metamasters.action.unknown", f"unknown action {kind!r}")
-        lo, hi = _ARITY[kind]
+        lo, hi = ACTION_ARITY[kind]
         if not lo <= len(args) <= hi:
             return ("metamasters.action.args", f"{kind} takes {lo}..{hi} arguments")
         n = len(self.cid)
@@ -196,13 +197,13 @@ class MetaMastersRules(MetaMastersBoard):
 
     def _check_set(self, p: int, args: Sequence[int]) -> Err:
         iid = args[0]
+        kind = CARDS[self.cid[iid]].kind
+        if kind == K_ACTOR:  # an Actor is set face-down by the rules of playing one
+            return self._check_actor(p, args)
         err = self._in_hand(p, iid)
         if err:
             return err
-        c = CARDS[self.cid[iid]]
-        if c.kind == K_ACTOR:
-            return self._check_actor(p, args)
-        if c.kind == K_LINK:
+        if kind == K_LINK:
             return ("metamasters.link.cannot_set", "Link cards cannot be set")
         if len(args) != 1:
             return ("metamasters.action.args", "set takes one card")

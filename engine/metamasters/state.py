@@ -77,6 +77,10 @@ FIELD_FACTS = {
 }
 
 
+#: the zones a card leaving the field or the hand may go to (`_put`), by their per-player list
+_PUT_LISTS = {zone: name for zone, name in ZONE_LISTS if zone in (Z_TRASH, Z_EXILE, Z_HAND)}
+
+
 class MetaMastersBoard(GameState):
     """A MetaMasters match's data, what happens to it, and the flow of a turn."""
 
@@ -407,16 +411,8 @@ class MetaMastersBoard(GameState):
         self.host[iid] = -1
 
     def _put(self, iid: int, dest: int) -> None:
-        o = self.owner[iid]
         self.zone[iid] = dest
-        if dest == Z_TRASH:
-            self.trash[o].append(iid)
-        elif dest == Z_EXILE:
-            self.exile[o].append(iid)
-        elif dest == Z_HAND:
-            self.hand[o].append(iid)
-        else:  # pragma: no cover - programming error
-            raise ValueError(f"cannot put a card into zone {dest}")
+        getattr(self, _PUT_LISTS[dest])[self.owner[iid]].append(iid)
 
     def remove_actor(self, iid: int, dest: int) -> None:
         """An Actor leaves the field for `dest`; its Links go to their owner's Trash."""

@@ -17,7 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
 
-from engine.core.effects import EffectCompiler, EffectFrame, Param, Step
+from engine.core.effects import (
+    EffectCompiler,
+    EffectFrame,
+    Param,
+    Step,
+    amount_ops,
+    step_of,
+)
 
 #: what a choice from the hand does with the chosen card
 MODE_REMOVE, MODE_DISCARD = 0, 1
@@ -25,6 +32,19 @@ MODE_NAMES = ("remove", "discard")
 #: where a gained card goes
 TO_PLAY, TO_HAND, TO_DISCARD, TO_DECK = 0, 1, 2, 3
 DESTINATIONS = ("play", "hand", "discard", "deck")
+#: the counters of the turn an effect raises (`Board.add_this_turn`): AP, Gems, buys, how much
+#: less Market cards cost, how much more weapons deal, and the damage to deal at the end of the
+#: Combat Phase (all at once)
+AP, GEMS, BUYS, DISCOUNT, WEAPON_BONUS, COMBAT_DAMAGE = range(6)
+#: each counter's operation
+TURN_COUNTERS = {
+    "ap": AP,
+    "gems": GEMS,
+    "buys": BUYS,
+    "discount": DISCOUNT,
+    "weapon_bonus": WEAPON_BONUS,
+    "attack": COMBAT_DAMAGE,
+}
 
 
 class Board(Protocol):
@@ -33,23 +53,8 @@ class Board(Protocol):
     def draw(self, p: int, n: int) -> None:
         """p draws n cards (the discard pile is shuffled into a new deck when needed)."""
 
-    def add_ap(self, n: int) -> None:
-        """n more AP this turn."""
-
-    def add_gems(self, n: int) -> None:
-        """n more Gems this turn."""
-
-    def add_buys(self, n: int) -> None:
-        """n more buys this turn."""
-
-    def add_discount(self, n: int) -> None:
-        """Market cards cost n less this turn."""
-
-    def add_weapon_bonus(self, n: int) -> None:
-        """Weapons played this turn deal n more damage."""
-
-    def add_combat_damage(self, n: int) -> None:
-        """n more damage to deal at the end of this turn's Combat Phase."""
+    def add_this_turn(self, counter: int, n: int) -> None:
+        """n more of one of this turn's counters (`TURN_COUNTERS`)."""
 
     def lose_hp(self, p: int, n: int) -> None:
         """p loses n HP (it may go below 0)."""
@@ -109,157 +114,39 @@ _STOP = 1 << 30
 SUSPENDING_OPS = frozenset({"remove_hand", "opp_discard", "gain_upto"})
 
 
-class Counted(Step[Board]):
-    """An operation with an amount n."""
+class TurnCounter(Step[Board]):
+    """n more of one of the turn's counters."""
 
-    __slots__ = ("n",)
+    __slots__ = ("counter", "n")
 
-    def __init__(self, p: dict[str, Any]) -> None:
+    def __init__(self, counter: int, p: dict[str, Any]) -> None:
+        self.counter = counter
         self.n: int = p["n"]
 
-
-@COMPILER.op("draw", n=_N)
-class Draw(Counted):
-    """Draw n cards."""
-
-    __slots__ = ()
-
     def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Draw."""
-        board.draw(frame.controller, self.n)
+        """Raise the counter."""
+        board.add_this_turn(self.counter, self.n)
         return True
 
 
-@COMPILER.op("ap", n=_N)
-class Ap(Counted):
-    """n more AP."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Add the AP."""
-        board.add_ap(self.n)
-        return True
+for _name, _counter in TURN_COUNTERS.items():
+    COMPILER.op(_name, n=_N)(step_of(TurnCounter, _counter))
 
 
-@COMPILER.op("gems", n=_N)
-class Gems(Counted):
-    """n more Gems."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Add the Gems."""
-        board.add_gems(self.n)
-        return True
-
-
-@COMPILER.op("buys", n=_N)
-class Buys(Counted):
-    """n more buys."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Add the buys."""
-        board.add_buys(self.n)
-        return True
-
-
-@COMPILER.op("discount", n=_N)
-class Discount(Counted):
-    """Market cards cost n less this turn."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Add the discount."""
-        board.add_discount(self.n)
-        return True
-
-
-@COMPILER.op("weapon_bonus", n=_N)
-class WeaponBonus(Counted):
-    """Weapons deal n more damage this turn."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Add the bonus."""
-        board.add_weapon_bonus(self.n)
-        return True
-
-
-@COMPILER.op("attack", n=_N)
-class Attack(Counted):
-    """Add to this turn's combat damage (dealt all at once at the end of the Combat Phase)."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Add the damage."""
-        board.add_combat_damage(self.n)
-        return True
-
-
-@COMPILER.op("damage", n=_N)
-class Damage(Counted):
-    """Deal damage to the opponent at once."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Deal it."""
-        board.lose_hp(1 - frame.controller, self.n)
-        return True
-
-
-@COMPILER.op("lose_hp", n=_N)
-class LoseHp(Counted):
-    """The controller loses n HP."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Lose it."""
-        board.lose_hp(frame.controller, self.n)
-        return True
-
-
-@COMPILER.op("heal", n=_N)
-class Heal(Counted):
-    """Recover HP, never above Max HP."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Heal."""
-        board.heal(frame.controller, self.n)
-        return True
-
-
-@COMPILER.op("max_hp", n=_N)
-class MaxHp(Counted):
-    """The controller's Max HP goes up by n."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Raise it."""
-        board.raise_max_hp(frame.controller, self.n)
-        return True
-
-
-@COMPILER.op("star", n=_N)
-class Star(Counted):
-    """Gain Wishing Stars; any beyond 3 disappear."""
-
-    __slots__ = ()
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Gain them."""
-        board.gain_stars(frame.controller, self.n)
-        return True
+#: operations with an amount n that make one board call: name -> (the `Board` method, whom it
+#: names, n); e.g. `{"op": "damage", "n": 2}` deals 2 damage to the opponent at once
+amount_ops(
+    COMPILER,
+    {
+        "draw": ("draw", "self", _N),
+        "damage": ("lose_hp", "opponent", _N),
+        "lose_hp": ("lose_hp", "self", _N),
+        "heal": ("heal", "self", _N),
+        "max_hp": ("raise_max_hp", "self", _N),
+        # any Wishing Stars beyond 3 disappear
+        "star": ("gain_stars", "self", _N),
+    },
+)
 
 
 @COMPILER.op("gain", card=Param("str"), to=Param("str", default="play", choices=DESTINATIONS))
@@ -285,9 +172,6 @@ class EndMatch(Step[Board]):
 
     #: whether the controller loses rather than wins
     lose: ClassVar[bool]
-
-    def __init__(self, p: dict[str, Any]) -> None:
-        pass
 
     def run(self, board: Board, frame: EffectFrame) -> bool:
         """End the match."""
@@ -392,10 +276,13 @@ def _opp_discard(p: dict[str, Any]) -> Step[Board]:
 
 
 @COMPILER.op("gain_upto", n=_N)
-class GainUpTo(Counted):
+class GainUpTo(Step[Board]):
     """Gain a Market card costing at most n (to the Play Area); skipped if none qualifies."""
 
-    __slots__ = ()
+    __slots__ = ("n",)
+
+    def __init__(self, p: dict[str, Any]) -> None:
+        self.n: int = p["n"]
 
     def run(self, board: Board, frame: EffectFrame) -> bool:
         """Ask for a slot, if one qualifies."""

@@ -19,7 +19,19 @@ from engine.core.errors import IllegalAction
 from engine.core.prng import Prng
 from engine.core.state import ENGINE_LIMIT, TERMINAL, GameState
 from engine.metaversus.cards import CARDS, MARKET_PICKS, STOCK_COPIES, TRIGGER_TURN_START
-from engine.metaversus.effects import MODE_REMOVE, TO_DECK, TO_DISCARD, TO_HAND
+from engine.metaversus.effects import (
+    AP,
+    BUYS,
+    COMBAT_DAMAGE,
+    DISCOUNT,
+    GEMS,
+    MODE_REMOVE,
+    TO_DECK,
+    TO_DISCARD,
+    TO_HAND,
+    TO_PLAY,
+    WEAPON_BONUS,
+)
 
 #: phases of a match (SETUP while packs and market cards are being chosen)
 SETUP, WISH, ACTION, BUY, COMBAT, OVER = 0, 1, 2, 3, 4, 5
@@ -53,6 +65,19 @@ assert CARDS.n <= 256
 def illegal(rule: str, message: str) -> IllegalAction:
     """An IllegalAction naming a WISH rule (`metaversus.<rule>`)."""
     return IllegalAction("metaversus." + rule, message)
+
+
+#: the field holding each counter of the turn an effect raises (`add_this_turn`)
+_COUNTER_FIELDS = {
+    AP: "ap",
+    GEMS: "gems",
+    BUYS: "buys",
+    DISCOUNT: "discount",
+    WEAPON_BONUS: "wbonus",
+    COMBAT_DAMAGE: "pool",
+}
+#: where a gained card goes (effects.DESTINATIONS), by its per-player list
+_DESTINATION_LISTS = {TO_PLAY: "play", TO_HAND: "hand", TO_DISCARD: "disc", TO_DECK: "deck"}
 
 
 class WishBoard(GameState):
@@ -417,29 +442,10 @@ class WishBoard(GameState):
         hand += deck[k - n :][::-1]
         del deck[k - n :]
 
-    def add_ap(self, n: int) -> None:
-        """n more AP this turn."""
-        self.ap += n
-
-    def add_gems(self, n: int) -> None:
-        """n more Gems this turn."""
-        self.gems += n
-
-    def add_buys(self, n: int) -> None:
-        """n more buys this turn."""
-        self.buys += n
-
-    def add_discount(self, n: int) -> None:
-        """Market cards cost n less this turn."""
-        self.discount += n
-
-    def add_weapon_bonus(self, n: int) -> None:
-        """Weapons played this turn deal n more damage."""
-        self.wbonus += n
-
-    def add_combat_damage(self, n: int) -> None:
-        """n more damage to deal at the end of this turn's Combat Phase."""
-        self.pool += n
+    def add_this_turn(self, counter: int, n: int) -> None:
+        """n more of one of this turn's counters (effects.TURN_COUNTERS)."""
+        name = _COUNTER_FIELDS[counter]
+        setattr(self, name, getattr(self, name) + n)
 
     def heal(self, p: int, n: int) -> None:
         """p recovers n HP, never above Max HP."""
@@ -527,14 +533,7 @@ class WishBoard(GameState):
         """Gain the card of a Market slot; a sold-out slot is restocked from its pile."""
         c = self.m_card[slot]
         self.m_stock[slot] -= 1
-        if dest == TO_HAND:
-            self.hand[p].append(c)
-        elif dest == TO_DISCARD:
-            self.disc[p].append(c)
-        elif dest == TO_DECK:
-            self.deck[p].append(c)
-        else:
-            self.play[p].append(c)
+        getattr(self, _DESTINATION_LISTS[dest])[p].append(c)
         if self.m_stock[slot] == 0:
             src = self.m_src[slot]
             if src == SRC_REQUIRED:

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, NamedTuple, Protocol
 
-from engine.core.effects import Continuous, EffectCompiler, EffectFrame, Param, Step
+from engine.core.effects import (
+    Continuous,
+    EffectCompiler,
+    EffectFrame,
+    Param,
+    Step,
+    amount_ops,
+    board_call,
+    step_of,
+)
 
 STATS = ("strength", "intelligence", "special")
 KINDS = ("character", "event", "battle")
@@ -101,16 +110,13 @@ class Board(Protocol):
 fx: EffectCompiler[Board] = EffectCompiler("metax")
 
 
-def _who(frame: EffectFrame, who: str) -> int:
-    return frame.controller if who == "self" else 1 - frame.controller
-
-
 class Choice(Step[Board]):
     """A step where a player picks one instance id among candidates (or -1 if optional)."""
 
-    __slots__ = ("optional",)
+    __slots__ = ()
 
-    optional: bool
+    #: whether the player may pass (pick -1)
+    optional: ClassVar[bool] = False
 
     def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
         """The instance ids the player may pick."""
@@ -154,50 +160,28 @@ class Choice(Step[Board]):
 # --- plain operations -------------------------------------------------------------------
 
 
-@fx.op("draw", n=Param("int", min=1, max=5))
-class Draw(Step[Board]):
-    """The controller draws n cards."""
-
-    __slots__ = ("n",)
-
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.n: int = p["n"]
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Draw."""
-        board.draw(frame.controller, self.n)
-        return True
-
-
-@fx.op("gain_mp", n=Param("int", min=1, max=10))
-class GainMp(Step[Board]):
-    """The controller gains n MP."""
-
-    __slots__ = ("n",)
-
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.n: int = p["n"]
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Gain the MP."""
-        board.gain_mp(frame.controller, self.n)
-        return True
+#: operations with an amount n that make one board call: name -> (the `Board` method, whom it
+#: names, n)
+amount_ops(
+    fx,
+    {
+        "draw": ("draw", "self", Param("int", min=1, max=5)),
+        "gain_mp": ("gain_mp", "self", Param("int", min=1, max=10)),
+        # the top n cards of the opponent's deck go to their discard pile
+        "mill": ("mill", "opponent", Param("int", min=1, max=3)),
+        "opponent_discards_random": (
+            "discard_at_random",
+            "opponent",
+            Param("int", 1, min=1, max=3),
+        ),
+    },
+)
 
 
 @fx.op("lose_mp", n=Param("int", min=1, max=10), who=Param("str", "opponent", ("self", "opponent")))
-class LoseMp(Step[Board]):
+def _lose_mp(p: dict[str, Any]) -> Step[Board]:
     """A player (the opponent by default) loses n MP."""
-
-    __slots__ = ("n", "who")
-
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.n: int = p["n"]
-        self.who: str = p["who"]
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Lose the MP."""
-        board.lose_mp(_who(frame, self.who), self.n)
-        return True
+    return board_call("lose_mp", p["who"], p["n"])
 
 
 @fx.op("gain_mp_per_trait", trait=Param("str"), n=Param("int", 1, min=1, max=5))
@@ -219,65 +203,52 @@ class GainMpPerTrait(Step[Board]):
         return True
 
 
-@fx.op("mill", n=Param("int", min=1, max=3))
-class Mill(Step[Board]):
-    """The top n cards of the opponent's deck go to their discard pile."""
+class OnSelf(Step[Board]):
+    """One board call on "this character": `board.<method>(character, *args)`."""
 
-    __slots__ = ("n",)
+    __slots__ = ("args", "method")
 
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.n: int = p["n"]
+    def __init__(self, method: str, *args: int) -> None:
+        self.method = method
+        self.args = args
 
     def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Mill."""
-        board.mill(1 - frame.controller, self.n)
+        """Make the call."""
+        getattr(board, self.method)(board.self_character(frame), *self.args)
         return True
 
 
-@fx.op("opponent_discards_random", n=Param("int", 1, min=1, max=3))
-class OpponentDiscardsRandom(Step[Board]):
-    """The opponent discards n cards at random."""
+class CharacterChoice(Choice):
+    """The controller picks a character in play, of theirs or (`opposing`) of the opponent's,
+    that `fits`."""
 
-    __slots__ = ("n",)
+    __slots__ = ()
 
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.n: int = p["n"]
+    #: whether the pick is among the opponent's characters
+    opposing: ClassVar[bool] = False
 
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Discard."""
-        board.discard_at_random(1 - frame.controller, self.n)
-        return True
+    def fits(self, board: Board, iid: int) -> bool:
+        """Whether a character in play may be picked."""
+        raise NotImplementedError
 
-
-class ModifySelf(Step[Board]):
-    """n to a stat of "this character" until end of turn."""
-
-    __slots__ = ("n", "stat")
-
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.stat = STATS.index(p["stat"])
-        self.n: int = p["n"]
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Modify the stat."""
-        board.modify_stat(board.self_character(frame), self.stat, self.n)
-        return True
+    def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
+        """The characters in play of the side that fit."""
+        slots = board.slots(frame.controller ^ self.opposing)
+        return [c for c in slots if c >= 0 and self.fits(board, c)]
 
 
-class ModifyChosen(Choice):
+class ModifyChosen(CharacterChoice):
     """n to a stat of a character the controller picks, until end of turn."""
 
     __slots__ = ("n", "stat")
 
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.optional = False
-        self.stat = STATS.index(p["stat"])
-        self.n: int = p["n"]
+    def __init__(self, stat: int, n: int) -> None:
+        self.stat = stat
+        self.n = n
 
-    def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
+    def fits(self, board: Board, iid: int) -> bool:
         """The controller's characters that have the stat."""
-        slots = board.slots(frame.controller)
-        return [c for c in slots if c >= 0 and board.base_stat(c, self.stat) > 0]
+        return board.base_stat(iid, self.stat) > 0
 
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
         """Modify the stat."""
@@ -295,35 +266,24 @@ class ModifyChosen(Choice):
     target=Param("str", "self", ("self", "choose")),
 )
 def _modify_stat(p: dict[str, Any]) -> Step[Board]:
-    return ModifyChosen(p) if p["target"] == "choose" else ModifySelf(p)
+    """n to a stat of "this character" (or of one the controller picks) until end of turn."""
+    stat = STATS.index(p["stat"])
+    if p["target"] == "choose":
+        return ModifyChosen(stat, p["n"])
+    return OnSelf("modify_stat", stat, p["n"])
 
 
-class RemoveDamageSelf(Step[Board]):
-    """Remove n damage cards from "this character"."""
-
-    __slots__ = ("n",)
-
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.n: int = p["n"]
-
-    def run(self, board: Board, frame: EffectFrame) -> bool:
-        """Remove the damage."""
-        board.remove_damage(board.self_character(frame), self.n)
-        return True
-
-
-class RemoveDamageChosen(Choice):
+class RemoveDamageChosen(CharacterChoice):
     """Remove n damage cards from a character the controller picks."""
 
     __slots__ = ("n",)
 
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.optional = False
-        self.n: int = p["n"]
+    def __init__(self, n: int) -> None:
+        self.n = n
 
-    def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
+    def fits(self, board: Board, iid: int) -> bool:
         """The controller's damaged characters."""
-        return [c for c in board.slots(frame.controller) if c >= 0 and board.damage_count(c)]
+        return board.damage_count(iid) > 0
 
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
         """Remove the damage."""
@@ -340,26 +300,28 @@ class RemoveDamageChosen(Choice):
     target=Param("str", "self", ("self", "choose")),
 )
 def _remove_damage(p: dict[str, Any]) -> Step[Board]:
-    return RemoveDamageChosen(p) if p["target"] == "choose" else RemoveDamageSelf(p)
+    """Remove n damage cards from "this character" (or from one the controller picks)."""
+    if p["target"] == "choose":
+        return RemoveDamageChosen(p["n"])
+    return OnSelf("remove_damage", p["n"])
 
 
 # --- choices over characters ------------------------------------------------------------
 
 
 @fx.op("ko_character", max_rank=Param("int", 10, min=1, max=10))
-class KoCharacter(Choice):
+class KoCharacter(CharacterChoice):
     """KO an opposing character of at most the given maximum rank."""
 
     __slots__ = ("max_rank",)
+    opposing = True
 
     def __init__(self, p: dict[str, Any]) -> None:
-        self.optional = False
         self.max_rank: int = p["max_rank"]
 
-    def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
+    def fits(self, board: Board, iid: int) -> bool:
         """The opposing characters of low enough maximum rank."""
-        opp = 1 - frame.controller
-        return [c for c in board.slots(opp) if c >= 0 and board.max_rank(c) <= self.max_rank]
+        return board.max_rank(iid) <= self.max_rank
 
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
         """KO it."""
@@ -370,22 +332,29 @@ class KoCharacter(Choice):
         return f"KO an opposing character of maximum rank {self.max_rank} or less:"
 
 
-@fx.op("push_character")
-class PushCharacter(Choice):
-    """Push an opposing prepped character."""
+class SetPushed(CharacterChoice):
+    """Push (or prep) a character the controller picks; the subclass says whose and which."""
 
     __slots__ = ()
 
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.optional = False
-
-    def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
-        """The opponent's prepped characters."""
-        return [c for c in board.slots(1 - frame.controller) if c >= 0 and not board.is_pushed(c)]
+    #: what the pick becomes: pushed (True) or prepped
+    push: ClassVar[bool]
 
     def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
-        """Push it."""
-        board.set_pushed(iid, True)
+        """Push or prep it."""
+        board.set_pushed(iid, self.push)
+
+
+@fx.op("push_character")
+class PushCharacter(SetPushed):
+    """Push an opposing prepped character."""
+
+    __slots__ = ()
+    opposing, push = True, True
+
+    def fits(self, board: Board, iid: int) -> bool:
+        """The opponent's prepped characters."""
+        return not board.is_pushed(iid)
 
     def prompt(self) -> str:
         """What the player picks."""
@@ -393,25 +362,15 @@ class PushCharacter(Choice):
 
 
 @fx.op("prep_character")
-class PrepCharacter(Choice):
+class PrepCharacter(SetPushed):
     """Prep a pushed character of the controller's that is not in the battle."""
 
     __slots__ = ()
+    push = False
 
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.optional = False
-
-    def candidates(self, board: Board, frame: EffectFrame) -> list[int]:
+    def fits(self, board: Board, iid: int) -> bool:
         """The controller's pushed characters outside the battle."""
-        return [
-            c
-            for c in board.slots(frame.controller)
-            if c >= 0 and board.is_pushed(c) and not board.in_battle(c)
-        ]
-
-    def pick(self, board: Board, frame: EffectFrame, iid: int) -> None:
-        """Prep it."""
-        board.set_pushed(iid, False)
+        return board.is_pushed(iid) and not board.in_battle(iid)
 
     def prompt(self) -> str:
         """What the player picks."""
@@ -428,16 +387,19 @@ _FILTER = {
 
 
 class MoveChoice(Choice):
-    """The controller picks a card of one of their zones (matching a filter) to move to another."""
+    """The controller picks a card of one of their zones (matching a filter) to move to another;
+    a search of the deck ends with a shuffle."""
 
-    __slots__ = ("wanted",)
+    __slots__ = ("dest", "source", "template", "wanted")
 
-    #: the zone the card is picked from, and where it goes
-    source: ClassVar[int]
-    dest: ClassVar[int]
+    optional = True
 
-    def __init__(self, p: dict[str, Any]) -> None:
-        self.optional = True
+    def __init__(self, source: int, dest: int, template: str, p: dict[str, Any]) -> None:
+        #: the zone the card is picked from, and where it goes
+        self.source = source
+        self.dest = dest
+        #: the prompt, with {} for the filter in words
+        self.template = template
         kind = KINDS.index(p["kind"]) if p["kind"] is not None else -1
         self.wanted = CardFilter(kind, p["trait"], p["basic"])
 
@@ -457,6 +419,11 @@ class MoveChoice(Choice):
         """Move the card."""
         board.move(iid, frame.controller, self.source, self.dest)
 
+    def done(self, board: Board, frame: EffectFrame) -> None:
+        """Shuffle the deck after searching it."""
+        if self.source == DECK:
+            board.shuffle_deck(frame.controller)
+
     def what(self) -> str:
         """The filter in words."""
         w = self.wanted
@@ -464,45 +431,23 @@ class MoveChoice(Choice):
         parts = [p for p in ("Basic" if w.basic else None, w.trait, kind) if p]
         return " ".join(parts) or "card"
 
-
-@fx.op("search_deck", **_FILTER)
-class SearchDeck(MoveChoice):
-    """Search your deck for a matching card, put it in your hand, then shuffle."""
-
-    __slots__ = ()
-    source, dest = DECK, HAND
-
-    def done(self, board: Board, frame: EffectFrame) -> None:
-        """Shuffle the deck."""
-        board.shuffle_deck(frame.controller)
-
     def prompt(self) -> str:
         """What the player picks."""
-        return f"search your deck for a {self.what()} (then shuffle):"
+        return self.template.format(self.what())
 
 
-@fx.op("recover_from_discard", **_FILTER)
-class RecoverFromDiscard(MoveChoice):
-    """Return a matching card from your discard pile to your hand."""
-
-    __slots__ = ()
-    source, dest = DISCARD, HAND
-
-    def prompt(self) -> str:
-        """What the player picks."""
-        return f"return a {self.what()} from your discard pile to your hand:"
-
-
-@fx.op("return_to_deck", **_FILTER)
-class ReturnToDeck(MoveChoice):
-    """Put a matching card from your discard pile on the bottom of your deck."""
-
-    __slots__ = ()
-    source, dest = DISCARD, DECK
-
-    def prompt(self) -> str:
-        """What the player picks."""
-        return f"put a {self.what()} from your discard pile on the bottom of your deck:"
+#: the moves of a card the controller may pick (or pass): name -> (from, to, the prompt)
+_MOVES = {
+    "search_deck": (DECK, HAND, "search your deck for a {} (then shuffle):"),
+    "recover_from_discard": (DISCARD, HAND, "return a {} from your discard pile to your hand:"),
+    "return_to_deck": (
+        DISCARD,
+        DECK,
+        "put a {} from your discard pile on the bottom of your deck:",
+    ),
+}
+for _name, (_source, _dest, _template) in _MOVES.items():
+    fx.op(_name, **_FILTER)(step_of(MoveChoice, _source, _dest, _template))
 
 
 @fx.op("discard_from_hand")
@@ -510,15 +455,15 @@ class DiscardFromHand(MoveChoice):
     """Discard a card from your hand (you must)."""
 
     __slots__ = ()
-    source, dest = HAND, DISCARD
+    optional = False
 
     def __init__(self, p: dict[str, Any]) -> None:
-        super().__init__({"kind": None, "trait": None, "basic": False})
-        self.optional = False
-
-    def prompt(self) -> str:
-        """What the player picks."""
-        return "discard a card from your hand:"
+        super().__init__(
+            HAND,
+            DISCARD,
+            "discard a {} from your hand:",
+            {"kind": None, "trait": None, "basic": False},
+        )
 
 
 # --- continuous abilities ---------------------------------------------------------------

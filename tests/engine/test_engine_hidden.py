@@ -33,7 +33,7 @@ from engine.core.state import GameState
 from engine.metamasters.cards import CARDS as MM_CARDS
 from engine.metamasters.encoding import _CARD_ARGS as MM_CARD_ARGS
 from engine.metamasters.encoding import MetaMastersState
-from engine.metamasters.moves import _ARITY
+from engine.metamasters.moves import ACTION_ARITY
 from engine.metaversus.encoding import WishState
 from engine.metax.cards import CARDS as MX_CARDS
 from engine.metax.encoding import _CARD_ARGS as MX_CARD_ARGS
@@ -56,7 +56,7 @@ MATCH = {
 #: every action kind of each game, for random moves
 KINDS = {
     "metax": sorted(_DISPATCH),
-    "metamasters": sorted(_ARITY),
+    "metamasters": sorted(ACTION_ARITY),
     "metaversus": [
         "play", "wish", "buy", "skill", "next", "select", "decline", "gain", "ban", "noban",
         "choose", "pick",

@@ -53,9 +53,6 @@ class Say(Step[Toy]):
 
 @fx.op("pick")
 class Pick(Step[Toy]):
-    def __init__(self, p: dict[str, Any]) -> None:
-        pass
-
     def run(self, state: Toy, frame: EffectFrame) -> bool:
         state.waiting.append(frame.controller)
         return False
@@ -69,9 +66,6 @@ class Pick(Step[Toy]):
 
 @fx.named("double")
 class Double(Step[Toy]):
-    def __init__(self, p: dict[str, Any]) -> None:
-        pass
-
     def run(self, state: Toy, frame: EffectFrame) -> bool:
         state.mp *= 2
         return True

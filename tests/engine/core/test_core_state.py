@@ -224,3 +224,35 @@ def test_the_remembered_options_do_not_let_a_lookalike_option_through() -> None:
     new_match("metaversus", g.starter_decks, 1, {"max_rounds": 1})
     with pytest.raises(DeckRejected):
         new_match("metaversus", g.starter_decks, 1, {"max_rounds": True})
+
+
+#: the per-match card tables no action changes, which a clone shares
+_CARD_TABLES = {"metax": {"cards", "owner", "static"}, "metamasters": {"cid", "owner"}}
+
+
+def _slots(cls: type) -> set[str]:
+    return {name for c in cls.__mro__ for name in getattr(c, "__slots__", ())}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_clone_sets_every_field_and_shares_no_list(game: str) -> None:
+    g = get_game(game)
+    state = new_match(game, g.starter_decks, 3)
+    _, t = play_match(g, g.starter_decks, 3, (RandomBot(1), RandomBot(2)))
+    for raw in t.actions[: len(t.actions) // 2]:
+        state.apply(Action(raw[0], tuple(raw[1:])))
+    copied = state.clone()
+    fields = _slots(type(state))
+    shared = _CARD_TABLES.get(game, set())
+    assert {"over", "rev", "win"} < fields
+    assert [name for name in sorted(fields) if not hasattr(copied, name)] == []
+    assert copied.hash_bytes() == state.hash_bytes()
+    for name in sorted(fields):
+        value, copy_value = getattr(state, name), getattr(copied, name)
+        if name in shared:  # a card table no action changes
+            assert copy_value is value, name
+        elif isinstance(value, list) and value:
+            assert copy_value is not value, name
+            for inner, copy_inner in zip(value, copy_value, strict=True):
+                if isinstance(inner, list):
+                    assert copy_inner is not inner, name

@@ -15,25 +15,14 @@ from engine.core.game import get_game, new_match
 from engine.core.prng import Prng
 from engine.core.transcript import replay
 from engine.metamasters.encoding import MetaMastersState
+from engine.metamasters.moves import ACTION_ARITY
 from engine.metamasters.state import FIELD_FACTS, Z_ACTOR, Z_LINK, Z_SPECIAL
 
 GAME = get_game("metamasters")
 DECKS = GAME.starter_decks
 MAX_ACTIONS = 5000
-_KINDS = (
-    "play",
-    "set",
-    "link",
-    "activate",
-    "flip",
-    "position",
-    "next",
-    "attack",
-    "direct",
-    "pass",
-    "target",
-    "bogus",
-)
+#: every action kind, and one the rules do not know
+_KINDS = (*ACTION_ARITY, "bogus")
 
 
 def check_invariants(s: MetaMastersState) -> None:

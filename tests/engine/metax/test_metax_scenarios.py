@@ -2,36 +2,38 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
-from engine.core.scenario import run_scenario
-
-FILES = sorted((Path(__file__).parent / "scenarios").glob("*.json"))
+from tests.engine.scenario_support import (
+    check_scenario,
+    rejected_rules,
+    rules_source,
+    scenario_files,
+    scenario_params,
+)
 
 
 def test_there_are_scenarios_for_the_worked_examples() -> None:
-    names = {p.stem for p in FILES}
+    files = scenario_files("metax")
+    names = {p.stem for p in files}
     assert {
         "example-darkseid-undefended",
         "example-armin-defends-blackfire",
         "example-team-attack-batman-catwoman",
     } <= names
-    assert len(FILES) >= 30
+    assert len(files) >= 30
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", scenario_params("metax"))
 def test_scenario(path: Path) -> None:
-    result = run_scenario(json.loads(path.read_text(encoding="utf-8")), path.name)
-    assert result.passed, result.report()
+    check_scenario(path, "metax")
 
 
 def test_every_rejection_rule_has_a_scenario() -> None:
-    folder = Path(__file__).resolve().parents[3] / "engine" / "metax"
-    source = "".join((folder / name).read_text() for name in ("state.py", "moves.py"))
+    source = rules_source("metax")
     rules = {"metax." + r for r in re.findall(r'\billegal\(\s*"([a-z.-]+)"', source)}
     rules |= {
         f"metax.{area}.{what}"
@@ -39,11 +41,6 @@ def test_every_rejection_rule_has_a_scenario() -> None:
         for what in ("not-in-hand", "wrong-kind")
     }
     rules |= {"metax.planning.not-your-character", "metax.battle.not-your-character"}
-    rejected = set()
-    for path in FILES:
-        for entry in json.loads(path.read_text())["actions"]:
-            if isinstance(entry, dict) and "rejected" in entry:
-                rejected.add(entry["rejected"])
     assert len(rules) >= 30
-    missing = sorted(rules - rejected)
+    missing = sorted(rules - rejected_rules("metax"))
     assert not missing, f"rules without a rejection scenario: {missing}"
