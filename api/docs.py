@@ -3,6 +3,8 @@ from the installed `fastapi-offline` package: no CDN, no source checkout needed.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from importlib.resources import files
 from pathlib import Path
 
@@ -25,24 +27,29 @@ def install(app: FastAPI, title: str) -> None:
     app.mount(ASSETS_URL, StaticFiles(directory=assets_dir()), name="docs-assets")
     openapi_url = app.openapi_url or "/openapi.json"
 
-    @app.get("/docs", include_in_schema=False)
-    async def swagger_ui(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
-        return get_swagger_ui_html(
-            openapi_url=f"{root}{openapi_url}",
-            title=f"{title} - Swagger UI",
-            swagger_js_url=f"{root}{ASSETS_URL}/swagger-ui-bundle.js",
-            swagger_css_url=f"{root}{ASSETS_URL}/swagger-ui.css",
-            swagger_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
-        )
+    def page(path: str, name: str, render: Callable[..., HTMLResponse], **assets: str) -> None:
+        """Serve `render`'s page titled `name` at `path`; `assets` are its asset files by the
+        renderer's keyword, all of its URLs under the request's root path."""
 
-    @app.get("/redoc", include_in_schema=False)
-    async def redoc(request: Request) -> HTMLResponse:
-        root = request.scope.get("root_path", "")
-        return get_redoc_html(
-            openapi_url=f"{root}{openapi_url}",
-            title=f"{title} - ReDoc",
-            redoc_js_url=f"{root}{ASSETS_URL}/redoc.standalone.js",
-            redoc_favicon_url=f"{root}{ASSETS_URL}/favicon.png",
-            with_google_fonts=False,
-        )
+        async def serve(request: Request) -> HTMLResponse:
+            root = request.scope.get("root_path", "")
+            urls = {key: f"{root}{ASSETS_URL}/{file}" for key, file in assets.items()}
+            return render(openapi_url=f"{root}{openapi_url}", title=f"{title} - {name}", **urls)
+
+        app.add_api_route(path, serve, methods=["GET"], include_in_schema=False)
+
+    page(
+        "/docs",
+        "Swagger UI",
+        get_swagger_ui_html,
+        swagger_js_url="swagger-ui-bundle.js",
+        swagger_css_url="swagger-ui.css",
+        swagger_favicon_url="favicon.png",
+    )
+    page(
+        "/redoc",
+        "ReDoc",
+        functools.partial(get_redoc_html, with_google_fonts=False),
+        redoc_js_url="redoc.standalone.js",
+        redoc_favicon_url="favicon.png",
+    )

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ledger.auth.service import NonceGrant
 from ledger.protocol.untrusted import INT64_MAX, INT64_MIN
 
 Hex32 = Field(pattern=r"^0x[0-9a-fA-F]{64}$", description="32 bytes as 0x-hex")
@@ -29,17 +30,11 @@ ActionPart = (
 )
 
 
-class NonceOut(BaseModel):
+class NonceOut(NonceGrant):
     """A fresh single-use nonce and what the EIP-4361 message must say."""
 
     model_config = FROM_ROWS
 
-    nonce: str
-    domain: str
-    chain_id: int
-    uri: str
-    issued_at: datetime
-    expires_at: datetime
     statement: str = "Sign in to MetaLedger."
 
 

@@ -6,7 +6,6 @@ send them as JSON integers (up to 2**63 - 1) or decimal strings (token ids also 
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.schemas import FROM_ROWS, STRICT_INPUT
 from ledger.protocol.eip712 import ZERO_ADDRESS
 from ledger.protocol.untrusted import INT64_MAX
-from ledger.trading.service import MAX_IDS_PER_SIDE
+from ledger.trading.service import MAX_IDS_PER_SIDE, CardAmount, FillView, OfferView
 
 #: a uint256 in a request: a JSON integer, a decimal string, or (token ids) 0x-hex
 Uint = (
@@ -70,56 +69,28 @@ class WithdrawalIn(BaseModel):
     signature: str = Field(pattern=r"^0x[0-9a-fA-F]*$", max_length=10_000)
 
 
-class CardAmountOut(BaseModel):
+class CardAmountOut(CardAmount):
     """Copies of one card design (game, card and name null for an id outside the catalogue)."""
 
     model_config = FROM_ROWS
-    token_id: str
-    amount: int
-    game: str | None
-    card_id: str | None
-    name: str | None
-    metadata_url: str
-    image_url: str
 
 
-class FillOut(BaseModel):
+class FillOut(FillView):
     """An indexed fill: who, where on the chain, and what each side gave (null when the book
     never held the offer)."""
 
     model_config = FROM_ROWS
-    offer_hash: str
-    maker: str
-    taker: str
-    nonce: str
-    block_number: int
-    block_hash: str
-    tx_hash: str
-    log_index: int
     maker_gave: list[CardAmountOut] | None
     taker_gave: list[CardAmountOut] | None
     wei: str | None = Field(description="wei the taker paid, as a decimal string")
 
 
-class OfferOut(BaseModel):
+class OfferOut(OfferView):
     """An offer of the book."""
 
     model_config = FROM_ROWS
-    offer_hash: str = Field(description="the offer's EIP-712 digest (CardExchange.offerDigest)")
-    status: str = Field(description="open, filled, cancelled, withdrawn, expired or unfillable")
-    status_reason: str | None
-    maker: str
-    taker: str | None = Field(description="null: anyone may fill it")
     given: list[CardAmountOut] = Field(description="the cards the maker gives")
     asked: list[CardAmountOut] = Field(description="the cards the maker asks for")
-    asked_wei: str = Field(description="wei the maker asks for, as a decimal string")
-    expiry: int
-    nonce: str
-    signature: str
-    maker_is_contract: bool
-    created_at: datetime
-    updated_at: datetime
-    typed_data: dict[str, Any] = Field(description="the signed EIP-712 typed data")
     fill: FillOut | None = None
 
 

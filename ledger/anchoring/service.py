@@ -34,7 +34,7 @@ from ledger.anchoring import repository as repo
 from ledger.chain import fees
 from ledger.chain.contracts import BATCH_ALREADY_ANCHORED, MatchLedger, anchor_calldata
 from ledger.chain.fees import Fees
-from ledger.chain.transport import JsonRpc, RpcError
+from ledger.chain.transport import JsonRpc, OnOneChain, RpcError
 from ledger.db import unit_of_work
 from ledger.db.models.anchoring import AnchorTransaction, Batch, BatchStatus, utcnow
 from ledger.errors import ChainError, ConfigurationError, ServiceUnavailable
@@ -43,6 +43,7 @@ from ledger.keys.signer import Signer, as_signer
 from ledger.protocol import merkle
 from ledger.protocol.hexcodec import from_hex, to_hex
 from ledger.protocol.merkle import ZERO32, batch_hash
+from ledger.runtime.report import PassSummary
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +90,7 @@ class AnchorConfig:
 
 
 @dataclass
-class PassReport:
+class PassReport(PassSummary):
     """What one anchoring pass did."""
 
     closed: list[int] = field(default_factory=list)
@@ -102,12 +103,8 @@ class PassReport:
     pending_results: int = 0
     unfinished_batches: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-able summary."""
-        return dict(self.__dict__)
 
-
-class Anchorer:
+class Anchorer(OnOneChain):
     """Anchors the outbox's results on one MatchLedger with one anchorer key."""
 
     def __init__(
@@ -128,13 +125,6 @@ class Anchorer:
         self._seen_batches = False
         #: after another root took one of our batch ids: continue from the chain's head
         self._resync = False
-
-    @property
-    def chain_id(self) -> int:
-        """The chain id (asked once)."""
-        if self._chain_id is None:
-            self._chain_id = self.rpc.chain_id()
-        return self._chain_id
 
     # ------------------------------------------------------------------ the pass
 

@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from pydantic import BaseModel
 from sqlmodel import Session
 
 from ledger.auth import repository as repo
@@ -18,8 +19,7 @@ from ledger.protocol import siwe
 from ledger.runtime.context import Context
 
 
-@dataclass(frozen=True)
-class NonceGrant:
+class NonceGrant(BaseModel, frozen=True):
     """A fresh nonce and the values a sign-in message must carry."""
 
     nonce: str
@@ -51,8 +51,14 @@ def issue_nonce(db: Session, ctx: Context) -> NonceGrant:
     expires = now + timedelta(seconds=ctx.settings.siwe_nonce_ttl_seconds)
     nonce = siwe.new_nonce()
     repo.add_nonce(db, nonce, now=now, expires_at=expires)
-    domain = ctx.settings.resolved_siwe_domain
-    return NonceGrant(nonce, domain, ctx.chain_id, ctx.settings.resolved_siwe_uri, now, expires)
+    return NonceGrant(
+        nonce=nonce,
+        domain=ctx.settings.resolved_siwe_domain,
+        chain_id=ctx.chain_id,
+        uri=ctx.settings.resolved_siwe_uri,
+        issued_at=now,
+        expires_at=expires,
+    )
 
 
 def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn:

@@ -384,3 +384,18 @@ class JsonRpc:
             if "already" in text or "known" in text or "nonce too low" in text:
                 return ""
             raise
+
+
+class OnOneChain:
+    """For a class with `rpc` (a JsonRpc) and `_chain_id` (the chain id if given, else None):
+    the node's chain id, asked once."""
+
+    rpc: JsonRpc
+    _chain_id: int | None
+
+    @property
+    def chain_id(self) -> int:
+        """The chain id (asked once)."""
+        if self._chain_id is None:
+            self._chain_id = self.rpc.chain_id()
+        return self._chain_id

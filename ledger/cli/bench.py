@@ -12,6 +12,9 @@ from rich.table import Table
 
 app = typer.Typer(no_args_is_help=True)
 
+#: every benchmark's --json flag
+AsJson = typer.Option(False, "--json", help="print one JSON object")
+
 
 def _emit(result: dict[str, Any], as_json: bool) -> None:
     if as_json:
@@ -27,7 +30,7 @@ def _emit(result: dict[str, Any], as_json: bool) -> None:
 def bench_engine(
     game: str = typer.Option("metax", help="metax, metamasters or metaversus"),
     seconds: float = typer.Option(10.0, help="how long to play random-vs-random matches"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    as_json: bool = AsJson,
 ) -> None:
     """Random-vs-random matches on one core: throughput, replay speed, state size, memory."""
     from ledger.bench import engine as bench
@@ -42,7 +45,7 @@ def bench_balance(
     ),
     jobs: int = typer.Option(1, help="worker processes"),
     game: str = typer.Option("", help="only this game (default: every game)"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    as_json: bool = AsJson,
 ) -> None:
     """Starter deck against starter deck, random-vs-random and greedy-vs-greedy, per game."""
     from ledger.bench import balance as bench
@@ -56,7 +59,7 @@ def bench_fuzz_engine(
     first: int = typer.Option(0, help="index (and seed) of the first match: runs split in ranges"),
     jobs: int = typer.Option(1, help="worker processes"),
     game: str = typer.Option("", help="only this game (default: every game)"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    as_json: bool = AsJson,
 ) -> None:
     """Random matches of every game with every invariant checked after every action: clone,
     hash and JSON round trips, legal actions, observations and moves, card counts, replay."""
@@ -66,7 +69,7 @@ def bench_fuzz_engine(
 
 
 @app.command("gas")
-def bench_gas(as_json: bool = typer.Option(False, "--json", help="print one JSON object")) -> None:
+def bench_gas(as_json: bool = AsJson) -> None:
     """Deploy to a fresh Anvil and measure gas of the main contract operations."""
     from ledger.bench import gas as bench
 
@@ -83,7 +86,7 @@ def bench_api(
     match_clients: int = typer.Option(4, min=1, help="load-generator clients (baseline, matches)"),
     postgres: bool = typer.Option(True, help="also measure moves on PostgreSQL"),
     profile: Path | None = typer.Option(None, help="write py-spy flame graphs (SVG) here"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    as_json: bool = AsJson,
 ) -> None:
     """Run the API against a real Anvil: a bare baseline, moves per second (SQLite, several
     processes, PostgreSQL), deck verification latency and throughput, memory over a soak."""
@@ -107,7 +110,7 @@ def bench_api(
 @app.command("anchor")
 def bench_anchor(
     results: int = typer.Option(100_000, help="signed results to anchor for the memory figure"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    as_json: bool = AsJson,
 ) -> None:
     """Feed signed results through outbox, worker and chain: throughput, gas, memory."""
     from ledger.bench import anchor as bench
@@ -119,7 +122,7 @@ def bench_anchor(
 def bench_fuzz(
     requests: int = typer.Option(10_000, help="schemathesis requests before the hostile corpus"),
     verify: bool = typer.Option(True, help="also run the hostile bundle corpus through verify"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    as_json: bool = AsJson,
 ) -> None:
     """Fuzz a local stack it starts: schemathesis over the whole OpenAPI, then the hostile corpus
     on every endpoint and on `metaledger verify`; 5xx answers, crashes and API memory."""
@@ -132,7 +135,7 @@ def bench_fuzz(
 def bench_verify(
     bundles: int = typer.Option(1000, min=1, help="anchored bundles to make and verify"),
     jobs: int = typer.Option(0, min=0, help="verify worker processes (0: one per core)"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    as_json: bool = AsJson,
 ) -> None:
     """Make anchored bundles the real way (matches, signed results, batches), then time
     `metaledger verify FOLDER --rpc URL` over them: bundles per second."""
@@ -147,7 +150,7 @@ def bench_scale(
     api_processes: int = typer.Option(2, help="API processes (at least 2)"),
     workers: int = typer.Option(2, help="Celery workers (at least 2)"),
     players: int = typer.Option(24, help="concurrent players"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    as_json: bool = AsJson,
 ) -> None:
     """Scale-out with faults: PostgreSQL, Redis, several API processes and workers, one beat,
     a log-limited RPC proxy; SIGKILLs, a reorg and a fee spike; counts results anchored."""
@@ -164,7 +167,7 @@ def bench_trade(
     offers: int = typer.Option(10_000, help="signed offers posted before the list is timed"),
     requests: int = typer.Option(2_000, help="GET /offers requests timed, one at a time"),
     clients: int = typer.Option(8, help="concurrent clients posting offers"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    as_json: bool = AsJson,
 ) -> None:
     """The offer book on a real Anvil: offers created per second, GET /offers p99 latency."""
     from ledger.bench import trade as bench

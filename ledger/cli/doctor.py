@@ -59,28 +59,28 @@ def _check_node() -> Check:
     return Check("node + npm", True, f"node {version}")
 
 
-def _check_npm_tool(name: str) -> Callable[[], Check]:
+def _check_installed(name: str, version_of: Callable[[], str | None]) -> Callable[[], Check]:
+    """A check that `name` is installed by `make install`: `version_of` says its version, None
+    when it is not installed, or raises MetaLedgerError saying why it cannot be used."""
+
     def check() -> Check:
         try:
-            path = node_bin(name)
+            version = version_of()
         except MetaLedgerError as exc:
             return Check(name, False, str(exc), "make install")
-        return Check(name, True, _version([str(path), "--version"]))
+        if version is None:
+            return Check(name, False, "not installed", "make install")
+        return Check(name, True, version)
 
     return check
+
+
+def _check_npm_tool(name: str) -> Callable[[], Check]:
+    return _check_installed(name, lambda: _version([str(node_bin(name)), "--version"]))
 
 
 def _check_npm_package(package: str) -> Callable[[], Check]:
-    def check() -> Check:
-        try:
-            version = node_package_version(package)
-        except MetaLedgerError as exc:
-            return Check(package, False, str(exc), "make install")
-        if version is None:
-            return Check(package, False, "not installed", "make install")
-        return Check(package, True, version)
-
-    return check
+    return _check_installed(package, lambda: node_package_version(package))
 
 
 def _running_stack() -> StackInfo | None:

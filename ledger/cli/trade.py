@@ -8,9 +8,12 @@ refused before it is sent, with the contract's error by name.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+import typing
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,6 +95,57 @@ def session(
         yield Session(ApiPlayer(http, key), rpc, key)
 
 
+#: opens the command's session with the wallet
+OpenWallet = Callable[[], AbstractContextManager[Session]]
+
+_WALLET_OPTIONS = [
+    inspect.Parameter(
+        name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=kind
+    )
+    for name, kind, default in (
+        ("api", str, Api),
+        ("rpc", str, Rpc),
+        ("keystore", Path, Keystore),
+        ("password_file", Path, PasswordFile),
+        ("data_dir", DataDir, None),
+    )
+]
+
+
+def wallet_command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register `run` as the command `name` that acts from the wallet: `run` takes an OpenWallet
+    first, then its own options; the command adds the --api, --rpc, --keystore, --password-file
+    and --data-dir options after those."""
+
+    def register(run: Callable[..., None]) -> Callable[..., None]:
+        hints = typing.get_type_hints(run, include_extras=True)
+        own = list(inspect.signature(run).parameters.values())[1:]
+        options = [p.replace(annotation=hints[p.name]) for p in own] + _WALLET_OPTIONS
+
+        def command(**values: Any) -> None:
+            api, rpc, keystore, password_file, data_dir = (
+                values.pop(p.name) for p in _WALLET_OPTIONS
+            )
+            wallet = functools.partial(
+                session,
+                api,
+                rpc,
+                data_dir,
+                keystore=keystore,
+                password_file=password_file,
+                wallet=True,
+            )
+            run(wallet, **values)
+
+        command.__name__, command.__doc__ = run.__name__, run.__doc__
+        command.__annotations__ = {p.name: p.annotation for p in options}
+        command.__signature__ = inspect.Signature(options)  # type: ignore[attr-defined]  # what typer reads
+        app.command(name)(command)
+        return run
+
+    return register
+
+
 def parse_cards(specs: list[str], option: str) -> list[tuple[int, int]]:
     """`GAME:CARD[=N]` (or a token id) -> (token id, amount) pairs."""
     from ledger.protocol.tokenids import token_id
@@ -167,8 +221,9 @@ def list_offers(
         typer.echo("no offers")
 
 
-@app.command("offer")
+@wallet_command("offer")
 def offer(
+    wallet: OpenWallet,
     give: list[str] = typer.Option(..., help="a card you give: GAME:CARD_ID[=N] (repeat)"),
     ask: list[str] = typer.Option([], help="a card you ask for: GAME:CARD_ID[=N] (repeat)"),
     ask_wei: int = typer.Option(0, help="wei you ask for"),
@@ -177,11 +232,6 @@ def offer(
     approve: bool = typer.Option(
         False, help="if needed, first send setApprovalForAll(exchange, true) from the wallet"
     ),
-    api: str = Api,
-    rpc: str = Rpc,
-    keystore: Path = Keystore,
-    password_file: Path = PasswordFile,
-    data_dir: DataDir = None,
 ) -> None:
     """Sign an offer with the wallet and put it on the book."""
     from ledger.chain.exchange import ExchangeReads
@@ -190,9 +240,7 @@ def offer(
     from ledger.protocol.hexcodec import to_hex
 
     given, asked = parse_cards(give, "--give"), parse_cards(ask, "--ask")
-    with session(
-        api, rpc, data_dir, keystore=keystore, password_file=password_file, wallet=True
-    ) as s:
+    with wallet() as s:
         info = s.api.call("GET", "/exchange")
         with JsonRpc(s.rpc_url, timeout=30) as chain:
             reads = ExchangeReads(chain, info["exchange"], info["card_token"])
@@ -228,22 +276,16 @@ def offer(
     typer.echo(_line(created))
 
 
-@app.command("fill")
+@wallet_command("fill")
 def fill(
+    wallet: OpenWallet,
     offer_hash: str = typer.Argument(..., help="the offer's hash"),
     approve: bool = typer.Option(
         False, help="if needed, first send setApprovalForAll(exchange, true) from the wallet"
     ),
-    api: str = Api,
-    rpc: str = Rpc,
-    keystore: Path = Keystore,
-    password_file: Path = PasswordFile,
-    data_dir: DataDir = None,
 ) -> None:
     """Fill an offer from the wallet: you get its given cards, the maker gets what it asks."""
-    with session(
-        api, rpc, data_dir, keystore=keystore, password_file=password_file, wallet=True
-    ) as s:
+    with wallet() as s:
         plan = s.api.call("GET", f"/offers/{offer_hash}/fill?taker={s.address}")
         typer.echo(
             f"you give {_cards(plan['taker_gives']['cards'])} + {plan['taker_gives']['wei']} wei; "
@@ -267,26 +309,20 @@ def fill(
         s.send(plan["transaction"], "fill")
 
 
-@app.command("cancel")
+@wallet_command("cancel")
 def cancel(
+    wallet: OpenWallet,
     offer_hash: str = typer.Argument(..., help="the offer's hash"),
     on_chain: bool = typer.Option(
         False,
         help="also cancel its nonce on-chain, so that nobody holding the signed offer can fill it",
     ),
-    api: str = Api,
-    rpc: str = Rpc,
-    keystore: Path = Keystore,
-    password_file: Path = PasswordFile,
-    data_dir: DataDir = None,
 ) -> None:
     """Withdraw your offer from the book (a signature); with --on-chain also cancel its nonce."""
     from ledger.protocol import eip712
     from ledger.protocol.hexcodec import to_hex
 
-    with session(
-        api, rpc, data_dir, keystore=keystore, password_file=password_file, wallet=True
-    ) as s:
+    with wallet() as s:
         info = s.api.call("GET", "/exchange")
         current = s.api.call("GET", f"/offers/{offer_hash}")
         if current["status"] != "withdrawn":

@@ -16,16 +16,13 @@ from eth_account import Account
 from eth_utils import to_checksum_address
 
 from ledger.chain.artifacts import Revert, explain_revert
-from ledger.chain.transport import JsonRpc, RpcError
+from ledger.chain.transport import JsonRpc, OnOneChain, RpcError
 from ledger.errors import ChainError
 from ledger.protocol.hexcodec import from_hex
 
 
-class TransactionRefused(ChainError):
+class TransactionRefused(ChainError, slug="transaction-refused", title="Transaction refused"):
     """A transaction that would revert (or did): names the contract's custom error."""
-
-    slug = "transaction-refused"
-    title = "Transaction refused"
 
     def __init__(self, what: str, revert: Revert | None, detail: str = "") -> None:
         named = revert.text() if revert is not None else detail or "reverted"
@@ -45,7 +42,7 @@ class Sent:
     gas_used: int
 
 
-class WalletSender:
+class WalletSender(OnOneChain):
     """Sends transactions from one key (EIP-1559 fees from the node)."""
 
     def __init__(self, rpc: JsonRpc, key: str) -> None:
@@ -53,13 +50,6 @@ class WalletSender:
         self.account = Account.from_key(key)
         self.address = str(self.account.address)
         self._chain_id: int | None = None
-
-    @property
-    def chain_id(self) -> int:
-        """The node's chain id (asked once)."""
-        if self._chain_id is None:
-            self._chain_id = self.rpc.chain_id()
-        return self._chain_id
 
     def _estimate(self, tx: dict[str, Any], what: str) -> int:
         try:

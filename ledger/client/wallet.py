@@ -7,12 +7,12 @@ on chain 31337 only, with a warning.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from eth_account import Account
 
 from ledger.errors import ConfigurationError
+from ledger.keys.keystore import decrypt_keystore, read_password_file
 from ledger.settings import ANVIL_CHAIN_ID, ANVIL_DEV_KEYS, Settings
 
 HOW = (
@@ -25,22 +25,6 @@ DEV_KEY_WARNING = (
 )
 
 
-def read_keystore(path: Path, password: str) -> str:
-    """The private key (0x-hex) in an encrypted keystore file; ConfigurationError if the file is
-    not a keystore or the password is wrong."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ConfigurationError(f"cannot read keystore {path}: {exc}") from None
-    try:
-        key = Account.decrypt(data, password)
-    except ValueError:
-        raise ConfigurationError(f"wrong password for keystore {path}") from None
-    except (KeyError, TypeError) as exc:
-        raise ConfigurationError(f"{path} is not a keystore file ({exc})") from None
-    return "0x" + bytes(key).hex()
-
-
 def wallet_key(
     settings: Settings, keystore: Path | None = None, password_file: Path | None = None
 ) -> str:
@@ -49,19 +33,14 @@ def wallet_key(
     path = keystore or settings.wallet_keystore
     if path is not None:
         if password_file is not None:
-            try:
-                password = password_file.read_text().rstrip("\r\n")
-            except OSError as exc:
-                raise ConfigurationError(
-                    f"cannot read password file {password_file}: {exc}"
-                ) from None
+            password = read_password_file(password_file)
         elif settings.wallet_password is not None:
             password = settings.wallet_password.get_secret_value()
         else:
             raise ConfigurationError(
                 f"keystore {path} needs its password: --password-file FILE or METALEDGER_WALLET_PASSWORD"
             )
-        return read_keystore(path, password)
+        return "0x" + decrypt_keystore(path, password).hex()
     if settings.wallet_key is not None:
         key = settings.wallet_key.get_secret_value()
         try:

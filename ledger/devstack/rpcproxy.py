@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from ledger.runtime.report import PassSummary
+
 
 class _QuietServer(ThreadingHTTPServer):
     """A threading HTTP server that ignores clients hanging up (a killed process's sockets)."""
@@ -34,8 +36,39 @@ class _QuietServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)  # type: ignore[arg-type]
 
 
+class JsonAnswerHandler(BaseHTTPRequestHandler):
+    """A keep-alive (HTTP/1.1) handler that answers JSON, forwards to a node, and logs nothing."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *_: Any) -> None:
+        """Log nothing: the proxies count what they see."""
+
+    def answer(self, status: int, body: bytes, *, close: bool = False) -> None:
+        """Send `body` as a JSON answer; with `close`, close the connection after it."""
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if close:
+            self.send_header("Connection", "close")  # also ends this connection after the answer
+        self.end_headers()
+        self.wfile.write(body)
+
+    def forward(self, upstream: str, body: bytes, *, close: bool = False) -> None:
+        """Pass the request `body` to the node at `upstream` and answer what it answers (502 when
+        it cannot be reached)."""
+        forward = urllib.request.Request(upstream, body, {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(forward, timeout=30) as answer:
+                self.answer(answer.status, answer.read(), close=close)
+        except urllib.error.HTTPError as exc:
+            self.answer(exc.code, exc.read(), close=close)
+        except OSError:
+            self.answer(502, b'{"error": "upstream unreachable"}', close=close)
+
+
 @dataclass
-class ProxyStats:
+class ProxyStats(PassSummary):
     """What the proxy saw and refused."""
 
     calls: int = 0
@@ -44,10 +77,6 @@ class ProxyStats:
     widest_log_range_served: int = 0
     http_429: int = 0
     json_rate_limited: int = 0
-
-    def as_dict(self) -> dict[str, int]:
-        """JSON-able counts."""
-        return dict(self.__dict__)
 
 
 class LimitedRpcProxy:
@@ -127,19 +156,7 @@ class LimitedRpcProxy:
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         proxy = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *_: Any) -> None:
-                pass
-
-            def _answer(self, status: int, body: bytes) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
+        class Handler(JsonAnswerHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 try:
@@ -150,22 +167,13 @@ class LimitedRpcProxy:
                 if fault is not None:
                     status, error = fault
                     if error is None:
-                        self._answer(status, b'{"error": "busy"}')
+                        self.answer(status, b'{"error": "busy"}')
                         return
                     ident = request.get("id") if isinstance(request, dict) else None
                     reply = {"jsonrpc": "2.0", "id": ident, "error": error}
-                    self._answer(status, json.dumps(reply).encode())
+                    self.answer(status, json.dumps(reply).encode())
                     return
-                forward = urllib.request.Request(
-                    proxy.upstream, body, {"Content-Type": "application/json"}
-                )
-                try:
-                    with urllib.request.urlopen(forward, timeout=30) as answer:
-                        self._answer(answer.status, answer.read())
-                except urllib.error.HTTPError as exc:
-                    self._answer(exc.code, exc.read())
-                except OSError:
-                    self._answer(502, b'{"error": "upstream unreachable"}')
+                self.forward(proxy.upstream, body)
 
         return Handler
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -30,12 +29,13 @@ from ledger.chain.exchange import (
     exchange_events,
     unfillable_reasons,
 )
-from ledger.chain.transport import JsonRpc
+from ledger.chain.transport import JsonRpc, OnOneChain
 from ledger.db import unit_of_work
 from ledger.db.models.trading import BookOffer, OfferFill, uint256_key
 from ledger.indexing import book_repository as book
 from ledger.indexing import repository as cursors
 from ledger.indexing.service import window_start
+from ledger.runtime.report import PassSummary
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ CANCELLED_ON_CHAIN = "cancelled-on-chain"
 
 
 @dataclass
-class BookReport:
+class BookReport(PassSummary):
     """What one pass of the book indexer did."""
 
     from_block: int = 0
@@ -56,10 +56,6 @@ class BookReport:
     changed: int = 0
     #: the makers whose offers changed status in this pass, lowercase
     makers: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-able summary."""
-        return dict(self.__dict__)
 
 
 def decide(row: BookOffer, filled: bool, reason: str | None) -> tuple[str, str | None]:
@@ -77,7 +73,7 @@ def decide(row: BookOffer, filled: bool, reason: str | None) -> tuple[str, str |
     return "open", None
 
 
-class BookIndexer:
+class BookIndexer(OnOneChain):
     """Follows one CardExchange and its CardToken for the offer book."""
 
     def __init__(
@@ -97,13 +93,6 @@ class BookIndexer:
         self.deployment_block = deployment_block
         self.reorg_depth = reorg_depth
         self._chain_id = chain_id
-
-    @property
-    def chain_id(self) -> int:
-        """The chain id (asked once)."""
-        if self._chain_id is None:
-            self._chain_id = self.rpc.chain_id()
-        return self._chain_id
 
     def run_once(self) -> BookReport:
         """Read the exchange's events up to the head, record fills, re-assess touched offers."""

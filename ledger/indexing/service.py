@@ -18,9 +18,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from ledger.chain.contracts import ZERO_ADDRESS, CardToken
-from ledger.chain.transport import JsonRpc
+from ledger.chain.transport import JsonRpc, OnOneChain
 from ledger.db import unit_of_work
 from ledger.indexing import repository as repo
+from ledger.runtime.report import PassSummary
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ def window_start(indexed: int | None, head: int, deployment_block: int, reorg_de
 
 
 @dataclass
-class IndexReport:
+class IndexReport(PassSummary):
     """What one indexer pass did."""
 
     from_block: int = 0
@@ -45,12 +46,8 @@ class IndexReport:
     #: the wallets whose balances the pass changed (net of the re-read window), lowercase
     wallets: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-able summary."""
-        return dict(self.__dict__)
 
-
-class Indexer:
+class Indexer(OnOneChain):
     """Follows one CardToken contract."""
 
     def __init__(
@@ -137,13 +134,6 @@ class Indexer:
         repo.change_balances(session, deltas, last_block)
         for key, delta in deltas.items():
             self._net[key] += delta
-
-    @property
-    def chain_id(self) -> int:
-        """The chain id (asked once)."""
-        if self._chain_id is None:
-            self._chain_id = self.rpc.chain_id()
-        return self._chain_id
 
 
 def from_settings(engine: Engine | None = None) -> Indexer:

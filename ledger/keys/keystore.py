@@ -58,18 +58,22 @@ def read_password_file(path: Path) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def load_keystore(path: Path, password: str) -> LocalSigner:
-    """Decrypt the keystore at `path`; ConfigurationError for a wrong password or a key that is
-    not the address the file declares."""
+def decrypt_keystore(path: Path, password: str) -> bytes:
+    """The private key in the keystore at `path`; ConfigurationError for a wrong password or a
+    key that is not the address the file declares."""
     data = read_keystore(path)
     try:
-        key = Account.decrypt(data, password)
+        key = bytes(Account.decrypt(data, password))
     except ValueError:
         raise ConfigurationError(f"wrong password for keystore {path}") from None
-    signer = LocalSigner(bytes(key))
-    if data.get("address") and keystore_address(path) != signer.address:
+    if data.get("address") and keystore_address(path) != Account.from_key(key).address:
         raise ConfigurationError(f"keystore {path} declares another address than its key's")
-    return signer
+    return key
+
+
+def load_keystore(path: Path, password: str) -> LocalSigner:
+    """A signer of the key in the keystore at `path` (see `decrypt_keystore`)."""
+    return LocalSigner(decrypt_keystore(path, password))
 
 
 def write_keystore(path: Path, password: str, private_key: str | bytes | None = None) -> str:

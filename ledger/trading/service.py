@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel, Field
 from sqlmodel import Session
 
 from ledger.chain.exchange import (
@@ -59,8 +60,7 @@ _UINT256 = 2**256
 # ----------------------------------------------------------------------------- views
 
 
-@dataclass(frozen=True)
-class CardAmount:
+class CardAmount(BaseModel, frozen=True):
     """A number of copies of one card design, as an offer or a fill names it."""
 
     token_id: str
@@ -72,8 +72,7 @@ class CardAmount:
     image_url: str
 
 
-@dataclass(frozen=True)
-class FillView:
+class FillView(BaseModel, frozen=True):
     """An indexed fill of an offer: who, where on the chain, and both legs."""
 
     offer_hash: str
@@ -84,30 +83,29 @@ class FillView:
     block_hash: str
     tx_hash: str
     log_index: int
-    maker_gave: list[CardAmount] | None
-    taker_gave: list[CardAmount] | None
+    maker_gave: Sequence[CardAmount] | None
+    taker_gave: Sequence[CardAmount] | None
     wei: str | None
 
 
-@dataclass(frozen=True)
-class OfferView:
+class OfferView(BaseModel, frozen=True):
     """An offer of the book as the API shows it."""
 
-    offer_hash: str
-    status: str
+    offer_hash: str = Field(description="the offer's EIP-712 digest (CardExchange.offerDigest)")
+    status: str = Field(description="open, filled, cancelled, withdrawn, expired or unfillable")
     status_reason: str | None
     maker: str
-    taker: str | None
-    given: list[CardAmount]
-    asked: list[CardAmount]
-    asked_wei: str
+    taker: str | None = Field(description="null: anyone may fill it")
+    given: Sequence[CardAmount]
+    asked: Sequence[CardAmount]
+    asked_wei: str = Field(description="wei the maker asks for, as a decimal string")
     expiry: int
     nonce: str
     signature: str
     maker_is_contract: bool
     created_at: datetime
     updated_at: datetime
-    typed_data: dict[str, Any]
+    typed_data: dict[str, Any] = Field(description="the signed EIP-712 typed data")
     fill: FillView | None = None
 
 
@@ -314,6 +312,8 @@ def plain(value: Any) -> Any:
     """Views as JSON-able dicts and lists (datetimes in ISO 8601), for answers sent as they are."""
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, BaseModel):
+        return {name: plain(getattr(value, name)) for name in type(value).model_fields}
     if isinstance(value, list):
         return [plain(v) for v in value]
     if isinstance(value, datetime):

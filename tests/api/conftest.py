@@ -163,19 +163,31 @@ def mint(
     )
 
 
+def mint_decks(
+    anvil: AnvilNode, deployment: Deployment, game_name: str, decks: dict[str, dict[str, int]]
+) -> None:
+    """Mint every address the cards its deck of `game_name` needs: {address: deck}."""
+    from engine import get_game
+
+    game = get_game(game_name)
+    mint(
+        anvil,
+        deployment,
+        {
+            address: {(game_name, c): n for c, n in game.required_tokens(deck).items()}
+            for address, deck in decks.items()
+        },
+    )
+
+
 def own_starter_deck(
     anvil: AnvilNode, deployment: Deployment, player: Player, game_name: str, which: int = 0
 ) -> dict[str, object]:
     """Mint `game_name`'s starter deck `which` to the player and register it; the commitment."""
     from engine import get_game
 
-    game = get_game(game_name)
-    deck = dict(game.starter_decks[which])
-    mint(
-        anvil,
-        deployment,
-        {player.address: {(game_name, c): n for c, n in game.required_tokens(deck).items()}},
-    )
+    deck = dict(get_game(game_name).starter_decks[which])
+    mint_decks(anvil, deployment, game_name, {player.address: deck})
     return register_deck(player, game_name, deck)
 
 
@@ -241,14 +253,7 @@ def seat_duel(
     game = get_game(game_name)
     a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
     decks = [dict(game.starter_decks[0]), dict(game.starter_decks[1])]
-    mint(
-        anvil,
-        deployment,
-        {
-            p.address: {(game.name, c): n for c, n in game.required_tokens(d).items()}
-            for p, d in zip((a, b), decks, strict=True)
-        },
-    )
+    mint_decks(anvil, deployment, game.name, {a.address: decks[0], b.address: decks[1]})
     d0, d1 = register_deck(a, game.name, decks[0]), register_deck(b, game.name, decks[1])
     match = a.post("/matches", {"game": game.name, "deck_id": d0["id"]}).json()
     assert b.post(f"/matches/{match['id']}/join", {"deck_id": d1["id"]}).status_code == 200

@@ -9,7 +9,7 @@ from engine import get_game
 from ledger.chain.deployment import Deployment
 from ledger.cli import app
 from ledger.devstack.anvil import AnvilNode
-from tests.api.conftest import PLAYER_KEYS, LiveServer, mint
+from tests.api.conftest import PLAYER_KEYS, LiveServer, mint_decks
 
 pytestmark = pytest.mark.chain
 
@@ -19,15 +19,7 @@ def test_play_a_bot_match(live_api: LiveServer, anvil: AnvilNode, deployment: De
 
     g = get_game("metaversus")
     address = Account.from_key(PLAYER_KEYS[0]).address
-    mint(
-        anvil,
-        deployment,
-        {
-            address: {
-                ("metaversus", c): n for c, n in g.required_tokens(dict(g.starter_decks[1])).items()
-            }
-        },
-    )
+    mint_decks(anvil, deployment, "metaversus", {address: dict(g.starter_decks[1])})
     result = CliRunner().invoke(
         app,
         [

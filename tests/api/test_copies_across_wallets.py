@@ -20,25 +20,31 @@ pytestmark = pytest.mark.chain
 GAME = "metamasters"
 
 
+def _two_wallets(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment, a_more: int, b_more: int
+) -> tuple[Player, Player, dict[str, int], str]:
+    """Wallets A and B signed in, each holding the cards of starter deck 0 but `a_more` /
+    `b_more` copies more (or fewer) of one of its cards. Returns (A, B, the deck, the card)."""
+    game = get_game(GAME)
+    deck = dict(game.starter_decks[0])
+    needs = game.required_tokens(deck)
+    card = sorted(needs)[0]
+    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
+    holdings = {
+        wallet.address: {(GAME, c): n + (more if c == card else 0) for c, n in needs.items()}
+        for wallet, more in ((a, a_more), (b, b_more))
+    }
+    mint(anvil, deployment, holdings)
+    return a, b, deck, card
+
+
 def _bot_match(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment, extra: int
 ) -> tuple[Player, Player, str, dict[str, int], str]:
     """Wallet A holds starter deck 0 (plus `extra` copies of one of its cards) and plays it in
     a started bot match; wallet B holds the same deck but one copy of that card short.
     Returns (A, B, the match id, the deck, the card)."""
-    game = get_game(GAME)
-    deck = dict(game.starter_decks[0])
-    needs = game.required_tokens(deck)
-    card = sorted(needs)[0]
-    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
-    mint(
-        anvil,
-        deployment,
-        {
-            a.address: {(GAME, c): n + (extra if c == card else 0) for c, n in needs.items()},
-            b.address: {(GAME, c): n - (1 if c == card else 0) for c, n in needs.items()},
-        },
-    )
+    a, b, deck, card = _two_wallets(client, anvil, deployment, extra, -1)
     commitment = register_deck(a, GAME, deck)
     created = a.post("/matches", {"game": GAME, "deck_id": commitment["id"], "opponent": "bot"})
     assert created.status_code == 201, created.text
@@ -94,19 +100,7 @@ def test_a_free_copy_sent_from_a_wallet_in_a_live_match_does_not_block(
 def test_a_match_start_refuses_copies_another_live_match_holds(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment
 ) -> None:
-    game = get_game(GAME)
-    deck = dict(game.starter_decks[0])
-    needs = game.required_tokens(deck)
-    card = sorted(needs)[0]
-    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
-    mint(
-        anvil,
-        deployment,
-        {
-            a.address: {(GAME, c): n - (1 if c == card else 0) for c, n in needs.items()},
-            b.address: {(GAME, c): n for c, n in needs.items()},
-        },
-    )
+    a, b, deck, card = _two_wallets(client, anvil, deployment, -1, 0)
     b_deck = register_deck(b, GAME, deck)  # B's deck is checked while B holds every copy
     transfer(anvil, deployment, PLAYER_KEYS[1], a.address, token_id(GAME, card), 1)
     a_deck = register_deck(a, GAME, deck)

@@ -11,7 +11,7 @@ from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from ledger.protocol import eip712
 from ledger.protocol.signedmoves import transcript_hash
-from tests.api.conftest import PLAYER_KEYS, mint
+from tests.api.conftest import PLAYER_KEYS, mint_decks
 from tests.api.helpers import (
     commit_and_reveal,
     play_bot_match,
@@ -63,11 +63,7 @@ def test_bot_match_ends_in_a_signed_result(
     g = get_game(game)
     deck = dict(g.starter_decks[0])
     player = sign_in(client, PLAYER_KEYS[0])
-    mint(
-        anvil,
-        deployment,
-        {player.address: {(game, c): n for c, n in g.required_tokens(deck).items()}},
-    )
+    mint_decks(anvil, deployment, game, {player.address: deck})
     commitment = register_deck(player, game, deck)
     r = player.post(
         "/matches", {"game": game, "deck_id": commitment["id"], "opponent": "bot", "bot": "greedy"}
@@ -93,14 +89,7 @@ def test_two_player_match_ends_in_a_signed_result(
     g = get_game(game)
     a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
     decks = [dict(g.starter_decks[0]), dict(g.starter_decks[1])]
-    mint(
-        anvil,
-        deployment,
-        {
-            p.address: {(game, c): n for c, n in g.required_tokens(d).items()}
-            for p, d in zip((a, b), decks, strict=True)
-        },
-    )
+    mint_decks(anvil, deployment, game, {a.address: decks[0], b.address: decks[1]})
     d0, d1 = register_deck(a, game, decks[0]), register_deck(b, game, decks[1])
     match = a.post("/matches", {"game": game, "deck_id": d0["id"]}).json()
     assert match["status"] == "open"

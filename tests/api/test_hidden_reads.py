@@ -17,7 +17,7 @@ from engine import Action, get_game
 from engine.core.prng import Prng
 from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
-from tests.api.conftest import PLAYER_KEYS, mint, start_duel
+from tests.api.conftest import PLAYER_KEYS, mint_decks, start_duel
 from tests.api.helpers import (
     Player,
     commit_and_reveal,
@@ -124,11 +124,7 @@ def _versus_bot(
     game = get_game(game_name)
     a = sign_in(client, PLAYER_KEYS[2])
     deck = dict(game.starter_decks[0])
-    mint(
-        anvil,
-        deployment,
-        {a.address: {(game.name, c): n for c, n in game.required_tokens(deck).items()}},
-    )
+    mint_decks(anvil, deployment, game.name, {a.address: deck})
     d = register_deck(a, game.name, deck)
     r = a.post(
         "/matches", {"game": game.name, "deck_id": d["id"], "opponent": "bot", "bot": "greedy"}

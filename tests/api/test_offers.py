@@ -3,6 +3,8 @@ withdrawn and invalidated, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 import pytest
 from eth_account import Account
@@ -34,6 +36,14 @@ from tests.api.trading_support import (
 )
 
 pytestmark = pytest.mark.chain
+
+
+def _stocked_offers(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment, *nonces: int
+) -> list[dict[str, Any]]:
+    """Stock the wallets, then put the maker's default offer on the book once per nonce."""
+    stock(anvil, deployment)
+    return [post_offer(client, body(make_offer(anvil, nonce=n), deployment)) for n in nonces]
 
 
 def bad_checksum(address: str) -> str:
@@ -169,9 +179,7 @@ def test_price_sort_and_pagination(
 def test_cancel_on_chain_and_withdrawal_are_reflected(
     client: httpx.Client, anvil: AnvilNode, deployment: Deployment, database_url: str
 ) -> None:
-    stock(anvil, deployment)
-    first = post_offer(client, body(make_offer(anvil, nonce=7), deployment))
-    second = post_offer(client, body(make_offer(anvil, nonce=8), deployment))
+    first, second = _stocked_offers(client, anvil, deployment, 7, 8)
     # on-chain: the maker sends the cancel the API hands out
     tx = client.get(f"/offers/{first['offer_hash']}/cancel").json()["transaction"]
     assert tx["data"] == to_hex(cancel_calldata(7)) and tx["from"] == MAKER
@@ -218,9 +226,7 @@ def test_invalidate_nonces_below(
 ) -> None:
     from ledger.chain.exchange import invalidate_calldata
 
-    stock(anvil, deployment)
-    low = post_offer(client, body(make_offer(anvil, nonce=3), deployment))
-    high = post_offer(client, body(make_offer(anvil, nonce=30), deployment))
+    low, high = _stocked_offers(client, anvil, deployment, 3, 30)
     send(anvil, MAKER_KEY, deployment.card_exchange, invalidate_calldata(10))
     book_indexer(database_url, anvil, deployment).run_once()
     assert client.get(f"/offers/{low['offer_hash']}").json()["status_reason"] == "nonce-invalidated"

@@ -5,7 +5,6 @@ made on one process streamed by the other, resuming a stream, the per-process st
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import threading
 import time
@@ -16,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ledger.bench.waiting import wait_for_health
+from ledger.bench.apistack import Server
 from ledger.chain.deployment import Deployment
 from ledger.db.migrations import upgrade
 from ledger.devstack.anvil import AnvilNode
@@ -27,44 +26,30 @@ from tests.api.helpers import Player, commit_and_reveal, send_move, sign_in, sig
 
 pytestmark = pytest.mark.chain
 
+#: a process answers /healthz before the anchoring worker beats (503: degraded)
+STATUSES = (200, 503)
 
-class ApiProcess:
-    """`python -m api` on a free port with the given settings."""
 
-    def __init__(self, tmp: Path, name: str, **settings: str) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = tmp / f"{name}.log"
-        env = child_environment(api_port=str(self.port), **settings)
-        with self.log.open("ab") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "api"], env=env, stdout=out, stderr=subprocess.STDOUT
-            )
-
-    def wait(self) -> ApiProcess:
-        wait_for_health(self.process, self.url, self.log, statuses=(200, 503), timeout=240)
-        return self
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+def _api(tmp: Path, name: str, **settings: str) -> Server:
+    """`python -m api` on a free port with the given settings, its log in `tmp`."""
+    port = free_port()
+    env = child_environment(api_port=str(port), **settings)
+    return Server(
+        name, [sys.executable, "-m", "api"], env, f"http://127.0.0.1:{port}", tmp / f"{name}.log"
+    )
 
 
 @pytest.fixture
-def two_apis(
+def api_settings(
     evm_snapshot: AnvilNode,
     database_url: str,
     deployment_file: Path,
     broker_url: str,
     tmp_path: Path,
-) -> Iterator[tuple[ApiProcess, ApiProcess]]:
-    """Processes A and B sharing the database, the chain and the broker."""
+) -> dict[str, str]:
+    """The settings of an API process on this test's chain, database (migrated) and broker."""
     upgrade(database_url)
-    common = {
+    return {
         "rpc_url": evm_snapshot.rpc_url,
         "database_url": database_url,
         "deployment_file": str(deployment_file),
@@ -75,15 +60,20 @@ def two_apis(
         "events_keepalive_seconds": "1",
         "api_access_log": "false",
     }
-    procs = [ApiProcess(tmp_path, "api-a", **common), ApiProcess(tmp_path, "api-b", **common)]
+
+
+@pytest.fixture
+def two_apis(api_settings: dict[str, str], tmp_path: Path) -> Iterator[tuple[Server, Server]]:
+    """Processes A and B sharing the database, the chain and the broker."""
+    procs = [_api(tmp_path, "api-a", **api_settings), _api(tmp_path, "api-b", **api_settings)]
     try:
-        yield procs[0].wait(), procs[1].wait()
+        yield procs[0].wait(STATUSES), procs[1].wait(STATUSES)
     finally:
         for p in procs:
             p.stop()
 
 
-def _players(apis: tuple[ApiProcess, ApiProcess], anvil: AnvilNode, deployment: Deployment) -> Any:
+def _players(apis: tuple[Server, Server], anvil: AnvilNode, deployment: Deployment) -> Any:
     """Two signed-in players with a registered MetaX starter deck each, and an HTTP client of
     each process (the session tokens work on both: sessions live in the database)."""
     clients = [
@@ -99,6 +89,19 @@ def _on(player: Player, client: httpx.Client) -> Player:
     return Player(client, player.key, player.token, player.secrets, player.sessions)
 
 
+def _match_on_both(
+    apis: tuple[Server, Server], anvil: AnvilNode, deployment: Deployment
+) -> tuple[list[httpx.Client], list[Player], dict[str, Any]]:
+    """A client of each process and the two players of a started match, the match."""
+    clients, players, decks = _players(apis, anvil, deployment)
+    return clients, players, _new_match(players, decks)
+
+
+def _position(match: dict[str, Any]) -> tuple[str, int, int, str]:
+    """A match's id, version, player to move and head hash."""
+    return match["id"], match["version"], match["current_player"], match["head_hash"]
+
+
 def _new_match(players: list[Player], decks: list[dict[str, Any]]) -> dict[str, Any]:
     r = players[0].post(
         "/matches", {"game": "metax", "deck_id": decks[0]["id"], "opponent": "open"}
@@ -111,12 +114,10 @@ def _new_match(players: list[Player], decks: list[dict[str, Any]]) -> dict[str, 
 
 
 def test_a_match_whose_moves_alternate_between_two_processes(
-    two_apis: tuple[ApiProcess, ApiProcess], evm_snapshot: AnvilNode, deployment: Deployment
+    two_apis: tuple[Server, Server], evm_snapshot: AnvilNode, deployment: Deployment
 ) -> None:
-    clients, players, decks = _players(two_apis, evm_snapshot, deployment)
-    match = _new_match(players, decks)
-    match_id, version, turn = match["id"], match["version"], match["current_player"]
-    head = match["head_hash"]
+    clients, players, match = _match_on_both(two_apis, evm_snapshot, deployment)
+    match_id, version, turn, head = _position(match)
     assert match["status"] == "active"
     moves = 0
     while moves < 60 and match["status"] == "active":
@@ -187,12 +188,10 @@ class _Stream:
 
 
 def test_a_move_on_one_process_reaches_a_stream_on_the_other(
-    two_apis: tuple[ApiProcess, ApiProcess], evm_snapshot: AnvilNode, deployment: Deployment
+    two_apis: tuple[Server, Server], evm_snapshot: AnvilNode, deployment: Deployment
 ) -> None:
-    clients, players, decks = _players(two_apis, evm_snapshot, deployment)
-    match = _new_match(players, decks)
-    match_id, version, turn = match["id"], match["version"], match["current_player"]
-    head = match["head_hash"]
+    clients, players, match = _match_on_both(two_apis, evm_snapshot, deployment)
+    match_id, version, turn, head = _position(match)
     _a, b = two_apis
     stream = _Stream(
         f"{b.url}/matches/{match_id}/events", {**players[1].headers, "Host": "testserver"}
@@ -236,26 +235,12 @@ def test_a_move_on_one_process_reaches_a_stream_on_the_other(
 
 def test_streams_refuse_strangers_and_respect_the_cap(
     evm_snapshot: AnvilNode,
-    database_url: str,
-    deployment_file: Path,
     deployment: Deployment,
-    broker_url: str,
+    api_settings: dict[str, str],
     tmp_path: Path,
 ) -> None:
-    upgrade(database_url)
-    api = ApiProcess(
-        tmp_path,
-        "api-capped",
-        rpc_url=evm_snapshot.rpc_url,
-        database_url=database_url,
-        deployment_file=str(deployment_file),
-        data_dir=str(tmp_path),
-        broker_url=broker_url,
-        siwe_domain="testserver",
-        chain_head_ttl_seconds="0",
-        events_max_streams="1",
-        events_keepalive_seconds="1",
-    ).wait()
+    capped = {**api_settings, "events_max_streams": "1"}
+    api = _api(tmp_path, "api-capped", **capped).wait(STATUSES)
     try:
         client = httpx.Client(base_url=api.url, timeout=60, headers={"Host": "testserver"})
         players = [sign_in(client, PLAYER_KEYS[k]) for k in range(3)]

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from eth_account import Account
@@ -21,7 +19,7 @@ from ledger.chain.fees import Fees
 from ledger.chain.transport import JsonRpc
 from ledger.db import unit_of_work
 from ledger.db.models.anchoring import AnchorTransaction, Batch, BatchStatus
-from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.anvil import AnvilNode
 from tests.ledger.anchor_support import ANCHORER_KEY, add_results, deploy
 
 GWEI = 10**9
@@ -40,21 +38,11 @@ def test_a_replacement_raises_both_fees_by_an_eighth_at_least() -> None:
     assert Fees(50, 10).capped(5) == Fees(5, 5)
 
 
-@pytest.fixture
-def spiky_anvil(tmp_path: Path) -> Iterator[AnvilNode]:
-    """An Anvil of this test's own: its mining and base fee are changed."""
-    node = start_anvil(log_file=tmp_path / "anvil.log")
-    try:
-        yield node
-    finally:
-        node.stop()
-
-
-def test_fees_follow_the_fee_history(spiky_anvil: AnvilNode) -> None:
-    rpc = JsonRpc(spiky_anvil.rpc_url)
-    spiky_anvil.rpc("anvil_setNextBlockBaseFeePerGas", hex(40 * GWEI))
-    spiky_anvil.mine(1)
-    latest = int(spiky_anvil.rpc("eth_getBlockByNumber", "latest", False)["baseFeePerGas"], 16)
+def test_fees_follow_the_fee_history(own_anvil: AnvilNode) -> None:
+    rpc = JsonRpc(own_anvil.rpc_url)
+    own_anvil.rpc("anvil_setNextBlockBaseFeePerGas", hex(40 * GWEI))
+    own_anvil.mine(1)
+    latest = int(own_anvil.rpc("eth_getBlockByNumber", "latest", False)["baseFeePerGas"], 16)
     assert latest == 40 * GWEI
     suggested = fees.suggest(rpc)
     assert suggested.max_priority_fee_per_gas > 0
@@ -65,9 +53,9 @@ def test_fees_follow_the_fee_history(spiky_anvil: AnvilNode) -> None:
 
 @pytest.mark.chain
 def test_a_stuck_anchor_is_replaced_with_higher_fees_and_lands_once(
-    engine: Engine, spiky_anvil: AnvilNode
+    engine: Engine, own_anvil: AnvilNode
 ) -> None:
-    node = spiky_anvil
+    node = own_anvil
     deployment: Deployment = deploy(node)
     add_results(engine, deployment, 3)
     rpc = JsonRpc(node.rpc_url)
@@ -124,9 +112,9 @@ def test_a_stuck_anchor_is_replaced_with_higher_fees_and_lands_once(
 
 @pytest.mark.chain
 def test_at_the_fee_cap_the_anchor_waits_instead_of_overpaying(
-    engine: Engine, spiky_anvil: AnvilNode
+    engine: Engine, own_anvil: AnvilNode
 ) -> None:
-    node = spiky_anvil
+    node = own_anvil
     deployment = deploy(node)
     add_results(engine, deployment, 2)
     rpc = JsonRpc(node.rpc_url)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from ledger.db import create_all, make_engine, unit_of_work
 from ledger.db.models.anchoring import Batch, BatchStatus, ResultProof
 from ledger.db.models.base import utcnow
 from ledger.db.models.results import MatchResult, OutboxEntry
-from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.anvil import AnvilNode
 from ledger.errors import ServiceUnavailable
 from ledger.protocol import merkle
 from ledger.protocol.hexcodec import from_hex
@@ -186,16 +185,6 @@ def test_a_replaced_nonce_gets_a_new_transaction_and_one_anchor(
         batch = s.get(Batch, 1)
         assert batch is not None and batch.attempts == 2
     assert_all_anchored_once(engine, evm_snapshot, deployment, 2)
-
-
-@pytest.fixture
-def own_anvil(tmp_path: Path) -> Iterator[AnvilNode]:
-    """A private Anvil: anvil_reorg drops every snapshot, so it can't share the session chain."""
-    node = start_anvil(log_file=tmp_path / "anvil.log")
-    try:
-        yield node
-    finally:
-        node.stop()
 
 
 @pytest.mark.parametrize("how", ["anvil_reorg", "evm_revert"])

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -18,19 +17,14 @@ from engine import get_game
 from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from tests.api.conftest import PLAYER_KEYS, mint
+from tests.fixtures.cli import run_cli
 from tests.ledger.anchor_support import anchor_pending
 
 pytestmark = pytest.mark.chain
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ledger.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
+    return run_cli(*args, env={**os.environ, "NO_COLOR": "1"}, timeout=600)
 
 
 @pytest.mark.parametrize("game_name", ["metax", "metamasters", "metaversus"])

@@ -7,7 +7,6 @@ import copy
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,9 @@ from ledger.audit.verify import CHECKS, verify_bundle
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
 from ledger.db import create_all, make_engine, unit_of_work
-from ledger.devstack.anvil import AnvilNode, start_anvil
+from ledger.devstack.anvil import AnvilNode
+from tests.fixtures.chain import running_anvil
+from tests.fixtures.cli import run_cli
 from tests.ledger.anchor_support import (
     ANCHORER_KEY,
     PLAYER0,
@@ -36,11 +37,8 @@ pytestmark = pytest.mark.chain
 @pytest.fixture(scope="module")
 def chain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AnvilNode, Deployment]]:
     """A private Anvil with the contracts (this module anchors outside any snapshot)."""
-    node = start_anvil(log_file=tmp_path_factory.mktemp("anvil-verify") / "anvil.log")
-    try:
+    with running_anvil(tmp_path_factory.mktemp("anvil-verify") / "anvil.log") as node:
         yield node, deploy(node)
-    finally:
-        node.stop()
 
 
 @pytest.fixture(scope="module")
@@ -188,13 +186,7 @@ def test_a_malformed_bundle_fails_cleanly(anchored: dict[str, Any]) -> None:
 
 
 def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ledger.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **(env or {})},
-    )
+    return run_cli(*args, env={**os.environ, **(env or {})}, timeout=120)
 
 
 @pytest.mark.slow

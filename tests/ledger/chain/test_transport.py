@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from ledger.chain.contracts import TRANSFER_BATCH, TRANSFER_SINGLE, MatchLedger,
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc, RpcError
 from ledger.devstack.anvil import AnvilNode
+from ledger.devstack.rpcproxy import JsonAnswerHandler
 from ledger.errors import ChainError, ServiceUnavailable
 from ledger.protocol.tokenids import token_id
 from tests.api.conftest import mint
@@ -41,23 +41,7 @@ class Provider:
 def proxy(anvil: AnvilNode) -> Iterator[tuple[str, Provider]]:
     provider = Provider()
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *_: Any) -> None:
-            pass
-
-        def _answer(self, status: int, body: bytes) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            if provider.close:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(body)
-            if provider.close:
-                self.close_connection = True
-
+    class Handler(JsonAnswerHandler):
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"]))
             request = json.loads(body)
@@ -65,7 +49,7 @@ def proxy(anvil: AnvilNode) -> Iterator[tuple[str, Provider]]:
             provider.connections.add(self.client_address[1])
             if provider.busy > 0:
                 provider.busy -= 1
-                self._answer(503, b'{"error": "busy"}')
+                self.answer(503, b'{"error": "busy"}', close=provider.close)
                 return
             if request["method"] == "eth_getLogs" and provider.max_range is not None:
                 query = request["params"][0]
@@ -73,13 +57,9 @@ def proxy(anvil: AnvilNode) -> Iterator[tuple[str, Provider]]:
                 if span > provider.max_range:
                     error = {"code": -32005, "message": "query returned more than 10000 results"}
                     reply = {"jsonrpc": "2.0", "id": request["id"], "error": error}
-                    self._answer(200, json.dumps(reply).encode())
+                    self.answer(200, json.dumps(reply).encode(), close=provider.close)
                     return
-            forward = urllib.request.Request(
-                anvil.rpc_url, body, {"Content-Type": "application/json"}
-            )
-            with urllib.request.urlopen(forward, timeout=10) as answer:
-                self._answer(200, answer.read())
+            self.forward(anvil.rpc_url, body, close=provider.close)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -11,16 +11,11 @@ from pathlib import Path
 import pytest
 
 from ledger.devstack.ports import free_port
+from tests.fixtures.cli import run_cli
 
 
 def _cli(env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "ledger.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    result = run_cli(*args, env=env)
     if check and result.returncode != 0:
         raise AssertionError(f"{args} exited {result.returncode}: {result.stderr}")
     return result

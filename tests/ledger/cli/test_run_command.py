@@ -30,6 +30,7 @@ from ledger.client.wallet import DEV_KEY_WARNING
 from ledger.devstack.demo import DEMO_KEYS
 from ledger.devstack.ports import free_port, is_free
 from ledger.devstack.stack import server_command
+from tests.fixtures.cli import run_cli
 
 pytestmark = [pytest.mark.chain, pytest.mark.slow]
 
@@ -105,14 +106,7 @@ class RunningStack:
 
     def cli(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         """Run `metaledger ARGS` as a user would, from `cwd` (default: another directory)."""
-        return subprocess.run(
-            [sys.executable, "-m", "ledger.cli", *args],
-            cwd=cwd or self.elsewhere,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return run_cli(*args, env=self.env, cwd=cwd or self.elsewhere, timeout=120)
 
     def info(self) -> dict[str, object]:
         """The stack's record of itself."""
@@ -137,6 +131,31 @@ class RunningStack:
         return matches[0]
 
 
+def stack_env(**settings: str) -> dict[str, str]:
+    """This process's environment without its METALEDGER_ settings, with free ports for Anvil,
+    Redis and the API, and `settings` (name=value for METALEDGER_<NAME>=value)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
+    ports = {name: str(free_port()) for name in ("anvil_port", "redis_port", "api_port")}
+    env.update({f"METALEDGER_{k.upper()}": v for k, v in {**ports, **settings}.items()})
+    return env
+
+
+def stop_stack(process: subprocess.Popen[bytes], grace: float = 0) -> None:
+    """Stop the stack's process group: Ctrl-C and up to `grace` seconds to finish, then (or at
+    once, without a grace) SIGKILL."""
+    if process.poll() is not None:
+        return
+    if grace:
+        os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(grace)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
 def launch_stack(tmp: Path, env: dict[str, str], taken_port: int = 0) -> RunningStack:
     """`metaledger run --data-dir <tmp>/data` as a subprocess in its own process group, once it
     says it is running."""
@@ -155,8 +174,7 @@ def launch_stack(tmp: Path, env: dict[str, str], taken_port: int = 0) -> Running
     try:
         wait_for(lambda: "Press Ctrl-C to stop." in log.read_text(), 150, "the stack", log)
     except AssertionError:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        stop_stack(process)
         raise
     return running
 
@@ -167,22 +185,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     html = HtmlServer(("127.0.0.1", 0), HtmlServer.Handler)
     threading.Thread(target=html.serve_forever, daemon=True).start()
     taken = html.server_address[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
-    env.update(
-        METALEDGER_ANVIL_PORT=str(free_port()),
-        METALEDGER_REDIS_PORT=str(free_port()),
-        METALEDGER_API_PORT=str(taken),
-        METALEDGER_BATCH_MAX_SECONDS="1",
-        METALEDGER_WORKER_HEARTBEAT_SECONDS="1",
-    )
+    env = stack_env(api_port=str(taken), batch_max_seconds="1", worker_heartbeat_seconds="1")
     running = launch_stack(tmp, env, taken)
-    process = running.process
     try:
         yield running
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_stack(running.process)
         html.shutdown()
         html.server_close()
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,6 +22,7 @@ from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
 from ledger.db import unit_of_work
 from ledger.devstack.anvil import AnvilNode
+from tests.fixtures.cli import run_cli
 from tests.ledger.anchor_support import ANCHORER_KEY, SIGNER_KEY, store_played_match
 
 pytestmark = pytest.mark.chain
@@ -31,13 +30,7 @@ OLD_SIGNER = Account.from_key(SIGNER_KEY).address
 
 
 def _cli(env: dict[str, str], *args: str, code: int = 0) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "ledger.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = run_cli(*args, env=env)
     assert done.returncode == code, f"{args}: {done.stdout}{done.stderr}"
     return done.stdout + done.stderr
 

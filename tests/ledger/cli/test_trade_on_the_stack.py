@@ -7,8 +7,6 @@ marks it filled, both histories show it; and a wallet reading `uri()` finds a na
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,9 +18,14 @@ from eth_account import Account
 
 from engine import get_game
 from ledger.devstack.demo import DEMO_KEYS
-from ledger.devstack.ports import free_port
 from ledger.protocol.tokenids import token_id
-from tests.ledger.cli.test_run_command import RunningStack, launch_stack, wait_for
+from tests.ledger.cli.test_run_command import (
+    RunningStack,
+    launch_stack,
+    stack_env,
+    stop_stack,
+    wait_for,
+)
 
 pytestmark = pytest.mark.chain
 
@@ -32,24 +35,11 @@ WALLET1, WALLET2 = (Account.from_key(k).address for k in DEMO_KEYS[:2])
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
     tmp = tmp_path_factory.mktemp("trade-run")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
-    env.update(
-        METALEDGER_ANVIL_PORT=str(free_port()),
-        METALEDGER_REDIS_PORT=str(free_port()),
-        METALEDGER_API_PORT=str(free_port()),
-    )
-    running = launch_stack(tmp, env)
-    process = running.process
+    running = launch_stack(tmp, stack_env())
     try:
         yield running
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGINT)
-            try:
-                process.wait(60)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop_stack(running.process, grace=60)
 
 
 def test_two_demo_wallets_trade_through_the_cli(stack: RunningStack, tmp_path: Path) -> None:

@@ -1,55 +1,33 @@
-"""anchor transactions: every signed anchor transaction of a batch (replacements included)
+"""Anchor transactions: every signed attempt to anchor a batch (the fee bumps)."""
 
-Revision ID: 0004
-Revises: 0003
-Create Date: 2026-12-02 09:00:00
-"""
+from ledger.db.migrations import ddl
 
-from __future__ import annotations
+revision = "0004"
+down_revision = "0003"
 
-from collections.abc import Sequence
+# the transaction each batch already recorded is its first attempt
+MOVE_IN = (
+    "INSERT INTO anchor_transactions (batch_id, nonce, tx_hash, raw_tx, max_fee_per_gas, "
+    "max_priority_fee_per_gas, created_at) SELECT id, nonce, tx_hash, raw_tx, 0, 0, "
+    "COALESCE(signed_at, created_at) FROM batches WHERE raw_tx IS NOT NULL "
+    "AND nonce IS NOT NULL AND tx_hash IS NOT NULL"
+)
 
-import sqlalchemy as sa
-import sqlmodel.sql.sqltypes
-from alembic import op
-
-revision: str = "0004"
-down_revision: str | None = "0003"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
-
-
-def upgrade() -> None:
-    """Apply this revision."""
-    op.create_table(
+upgrade, downgrade = ddl.create_tables(
+    ddl.table(
         "anchor_transactions",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("batch_id", sa.Integer(), nullable=False),
-        sa.Column("nonce", sa.Integer(), nullable=False),
-        sa.Column("tx_hash", sqlmodel.sql.sqltypes.AutoString(length=66), nullable=False),
-        sa.Column("raw_tx", sa.Text(), nullable=False),
-        sa.Column("max_fee_per_gas", sa.BigInteger(), nullable=False),
-        sa.Column("max_priority_fee_per_gas", sa.BigInteger(), nullable=False),
-        sa.Column("created_at", sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
-        sa.ForeignKeyConstraint(["batch_id"], ["batches.id"]),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("tx_hash"),
-    )
-    with op.batch_alter_table("anchor_transactions", schema=None) as batch_op:
-        batch_op.create_index(
-            batch_op.f("ix_anchor_transactions_batch_id"), ["batch_id"], unique=False
-        )
-    # the transaction each batch already recorded is its first attempt
-    op.execute(
-        "INSERT INTO anchor_transactions (batch_id, nonce, tx_hash, raw_tx, max_fee_per_gas, "
-        "max_priority_fee_per_gas, created_at) SELECT id, nonce, tx_hash, raw_tx, 0, 0, "
-        "COALESCE(signed_at, created_at) FROM batches WHERE raw_tx IS NOT NULL "
-        "AND nonce IS NOT NULL AND tx_hash IS NOT NULL"
-    )
-
-
-def downgrade() -> None:
-    """Revert this revision."""
-    with op.batch_alter_table("anchor_transactions", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_anchor_transactions_batch_id"))
-    op.drop_table("anchor_transactions")
+        ddl.integer("id"),
+        ddl.integer("batch_id"),
+        ddl.integer("nonce"),
+        ddl.string("tx_hash", 66),
+        ddl.text("raw_tx"),
+        ddl.big_integer("max_fee_per_gas"),
+        ddl.big_integer("max_priority_fee_per_gas"),
+        ddl.timestamp("created_at"),
+        ddl.references("batch_id", "batches.id"),
+        ddl.primary_key("id"),
+        ddl.unique("tx_hash"),
+        indexes=("batch_id",),
+    ),
+    then=(MOVE_IN,),
+)
