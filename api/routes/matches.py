@@ -156,9 +156,8 @@ async def legal_actions(match_id: MatchId, ctx: Ctx, token: Token) -> list[schem
 
     def work(db: Session) -> list[schemas.LegalActionOut]:
         caller = auth.authenticate(db, token, ctx)
-        match, seats = matches.get_match(db, match_id, ctx)
-        seat = matches.seat_of(seats, caller)
-        return [schemas.LegalActionOut(**a) for a in matches.legal_actions(db, ctx, match, seat)]
+        legal = matches.legal_moves_of(db, ctx, match_id, caller)
+        return [schemas.LegalActionOut(**a) for a in legal]
 
     return run(ctx, work, write=False)  # on the event loop's thread, like act()
 
