@@ -64,10 +64,10 @@ from ledger.errors import (
     StaleTurn,
 )
 from ledger.matches import repository as repo
-from ledger.matches.repository import LiveMatch
 from ledger.matches import signing
 from ledger.matches.options import check_options
 from ledger.matches.outcomes import AppliedAction, MoveOutcome
+from ledger.matches.repository import LiveMatch
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import commit_of, derive_seed
