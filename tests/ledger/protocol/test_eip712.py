@@ -7,9 +7,9 @@ import os
 
 import pytest
 from eth_account import Account
+from eth_account.messages import encode_typed_data
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from eth_account.messages import encode_typed_data
 
 from ledger.protocol import eip712
 from ledger.protocol.signatures import recover_low_s_signer
