@@ -34,16 +34,24 @@ from ledger.protocol.signatures import recover_digest_signer, sign_digest
 
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 
+
+def declared_fields(declaration: str) -> list[dict[str, str]]:
+    """An EIP-712 struct's field list from its Solidity-style declaration
+    ("bytes32 matchId, uint8 seat, ..."), in order: the one way a struct is declared here."""
+    fields_ = []
+    for part in declaration.split(","):
+        kind, name = part.split()
+        fields_.append({"name": name, "type": kind})
+    return fields_
+
+
 RESULT_DOMAIN_NAME = "MetaLedger"
 OFFER_DOMAIN_NAME = "MetaLedger CardExchange"
 DOMAIN_VERSION = "1"
 
-_DOMAIN_FIELDS = [
-    {"name": "name", "type": "string"},
-    {"name": "version", "type": "string"},
-    {"name": "chainId", "type": "uint256"},
-    {"name": "verifyingContract", "type": "address"},
-]
+_DOMAIN_FIELDS = declared_fields(
+    "string name, string version, uint256 chainId, address verifyingContract"
+)
 _DOMAIN_TYPEHASH = keccak(
     b"EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
 )
@@ -51,32 +59,18 @@ _DOMAIN_TYPEHASH = keccak(
 #: the EIP712Domain type of every MetaLedger domain
 DOMAIN_FIELDS = _DOMAIN_FIELDS
 
-MATCH_RESULT_FIELDS: list[dict[str, str]] = [
-    {"name": "matchId", "type": "bytes32"},
-    {"name": "game", "type": "string"},
-    {"name": "rulesetVersion", "type": "string"},
-    {"name": "player0", "type": "address"},
-    {"name": "player1", "type": "address"},
-    {"name": "deck0", "type": "bytes32"},
-    {"name": "deck1", "type": "bytes32"},
-    {"name": "seedCommitments", "type": "bytes32"},
-    {"name": "transcriptHash", "type": "bytes32"},
-    {"name": "finalStateHash", "type": "bytes32"},
-    {"name": "winner", "type": "address"},
-    {"name": "ownershipBlock", "type": "uint64"},
-]
-OFFER_FIELDS: list[dict[str, str]] = [
-    {"name": "maker", "type": "address"},
-    {"name": "taker", "type": "address"},
-    {"name": "givenIds", "type": "uint256[]"},
-    {"name": "givenAmounts", "type": "uint256[]"},
-    {"name": "askedIds", "type": "uint256[]"},
-    {"name": "askedAmounts", "type": "uint256[]"},
-    {"name": "askedWei", "type": "uint256"},
-    {"name": "expiry", "type": "uint64"},
-    {"name": "nonce", "type": "uint256"},
-]
-OFFER_WITHDRAWAL_FIELDS: list[dict[str, str]] = [{"name": "offerHash", "type": "bytes32"}]
+MATCH_RESULT_FIELDS: list[dict[str, str]] = declared_fields(
+    "bytes32 matchId, string game, string rulesetVersion, address player0, "
+    "address player1, bytes32 deck0, bytes32 deck1, bytes32 seedCommitments, "
+    "bytes32 transcriptHash, bytes32 finalStateHash, address winner, "
+    "uint64 ownershipBlock"
+)
+OFFER_FIELDS: list[dict[str, str]] = declared_fields(
+    "address maker, address taker, uint256[] givenIds, uint256[] givenAmounts, "
+    "uint256[] askedIds, uint256[] askedAmounts, uint256 askedWei, uint64 expiry, "
+    "uint256 nonce"
+)
+OFFER_WITHDRAWAL_FIELDS: list[dict[str, str]] = declared_fields("bytes32 offerHash")
 
 
 def type_string(name: str, struct_fields: list[dict[str, str]]) -> bytes:
