@@ -167,6 +167,9 @@ class LiveMatch:
     end_reason: str | None
 
 
+#: a match as the ORM loads it, or as the move path reads it
+AnyMatch = Match | LiveMatch
+
 _LIVE_COLUMNS = [_MATCHES.c[name] for name in LiveMatch.__slots__]
 _LIVE_MATCH = Prepared(core_select(*_LIVE_COLUMNS).where(_MATCHES.c.id == bindparam("match_id")))
 _SNAPSHOT = Prepared(

@@ -67,7 +67,8 @@ from ledger.matches import repository as repo
 from ledger.matches import signing
 from ledger.matches.options import check_options
 from ledger.matches.outcomes import AppliedAction, MoveOutcome
-from ledger.matches.repository import LiveMatch
+from ledger.matches.repository import AnyMatch, LiveMatch
+from ledger.matches.states import SNAPSHOT_EVERY, load_state
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import commit_of, derive_seed
@@ -79,11 +80,7 @@ log = logging.getLogger(__name__)
 
 #: the status whose seats do not change (an end acknowledgement is added once finished)
 _SEATED = (MatchStatus.ACTIVE,)
-#: a full state snapshot is written at least every this many actions
-SNAPSHOT_EVERY = 64
 _MASK64 = (1 << 64) - 1
-#: a match as the ORM loads it, or as the move path reads it
-AnyMatch = Match | LiveMatch
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -155,30 +152,6 @@ def _sync(match: AnyMatch, values: dict[str, Any]) -> None:
             set_committed_value(match, key, value)
         elif key != "state":  # the move path does not hold the snapshot
             setattr(match, key, value)
-
-
-def load_state(db: Session, ctx: Context, match: AnyMatch, *, take: bool) -> GameState:
-    """The engine state at `match.version`: the process's cached state of the match (brought
-    forward with the actions applied since, by this process or another), else the snapshot plus
-    the later actions. `take`: the caller owns the state (it is no longer cached)."""
-    if not take:
-        peeked = ctx.cache.peek(match.id, match.version)
-        if peeked is not None:
-            return peeked.clone()
-    held = ctx.cache.take(match.id)
-    if held is not None and 0 <= match.version - held[0] <= SNAPSHOT_EVERY:
-        since, state = held
-    else:
-        snapshot, since = repo.snapshot(db, match.id)
-        if snapshot is None:
-            raise MatchNotActive("the match has not started")
-        state = load_game(match.game).state_class.from_json(snapshot)
-    if since < match.version:
-        for action in repo.action_rows(db, match.id, since=since, limit=match.version - since):
-            state.apply(Action.from_json(action))
-    if not take:
-        ctx.cache.put(match.id, match.version, state.clone())
-    return state
 
 
 # -- timeouts ------------------------------------------------------------------------------
