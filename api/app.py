@@ -104,6 +104,10 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
         audit,
     ):
         app.include_router(module.router)
+    # the play loop's routes (api.hotroute) first: a request is matched against the routes in
+    # order, and no other route's path overlaps theirs
+    app.include_router(matches.hot)
+    app.router.routes.insert(0, app.router.routes.pop())
     app.include_router(audit.checks)
     return app
 

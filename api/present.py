@@ -105,18 +105,19 @@ def reader_index(seat: int | None) -> int:
     return 2 if seat is None else seat
 
 
-def applied(entry: AppliedAction, reader: int | None) -> schemas.AppliedOut:
-    """An entry applied in this request as `reader` (a seat, None for a spectator) may read it."""
+def applied(entry: AppliedAction, reader: int | None) -> dict[str, Any]:
+    """An entry applied in this request as `reader` (a seat, None for a spectator) may read it
+    (a `schemas.AppliedOut` as plain values, for the move's answer)."""
     view = entry.views[reader_index(reader)]
-    return schemas.AppliedOut(
-        index=entry.index,
-        seat=entry.seat,
-        by_bot=entry.by_bot,
-        label=view["label"],
-        action=view["action"],
-        entry_hash=to_hex(entry.entry.entry_hash),
-        receipt=entry.entry.receipt,
-    )
+    return {
+        "index": entry.index,
+        "seat": entry.seat,
+        "by_bot": entry.by_bot,
+        "label": view["label"],
+        "action": view["action"],
+        "entry_hash": to_hex(entry.entry.entry_hash),
+        "receipt": entry.entry.receipt,
+    }
 
 
 def logged(row: MatchAction, reader: int | None, over: bool) -> schemas.AppliedOut:

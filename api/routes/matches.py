@@ -8,10 +8,12 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response
+from pydantic_core import to_json
 from sqlmodel import Session
 
 from api import present, ratelimit, schemas
 from api.deps import Caller, Ctx, Token, run
+from api.hotroute import HotRoute
 from api.metrics import ACTIONS, RESULTS
 from ledger.auth import service as auth
 from ledger.db.models import Match, MatchStatus
@@ -24,6 +26,8 @@ from ledger.results import service as results
 from ledger.runtime.context import Context
 
 router = APIRouter(prefix="/matches", tags=["matches"])
+#: the play loop's routes (a move, the legal actions), served by a lean handler (api.hotroute)
+hot = APIRouter(prefix="/matches", tags=["matches"], route_class=HotRoute)
 MatchId = Annotated[
     str, Path(pattern=r"^0x[0-9a-f]{64}$", description="the match id (the EIP-712 matchId)")
 ]
@@ -150,29 +154,25 @@ def view(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.ViewOut:
     return run(ctx, work)
 
 
-@router.get("/{match_id}/legal-actions", response_model=list[schemas.LegalActionOut])
-async def legal_actions(match_id: MatchId, ctx: Ctx, token: Token) -> list[schemas.LegalActionOut]:
+@hot.get("/{match_id}/legal-actions", response_model=list[schemas.LegalActionOut])
+async def legal_actions(match_id: MatchId, ctx: Ctx, token: Token) -> Response:
     """Your legal actions now (empty when it is not your turn)."""
 
-    def work(db: Session) -> list[schemas.LegalActionOut]:
-        caller = auth.authenticate(db, token, ctx)
-        match, seats = matches.get_match(db, match_id, ctx)
-        seat = matches.seat_of(seats, caller)
-        return [schemas.LegalActionOut(**a) for a in matches.legal_actions(db, ctx, match, seat)]
+    def work(db: Session) -> list[dict[str, Any]]:
+        return matches.legal_moves_of(db, ctx, match_id, auth.authenticate(db, token, ctx))
 
-    return run(ctx, work, write=False)  # on the event loop's thread, like act()
+    # on the event loop's thread, like act(); the engine's moves already have the answer's shape
+    return _json(run(ctx, work, write=False))
 
 
-@router.post("/{match_id}/actions", response_model=schemas.ActionOut)
-async def act(
-    match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token
-) -> schemas.ActionOut:
+@hot.post("/{match_id}/actions", response_model=schemas.ActionOut)
+async def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token) -> Response:
     """Submit a move in your ids, signed by your session key (the MatchAction at index
     `version` after `head_hash`); validated by the engine. Pass `version` for optimistic
     concurrency: of two submissions for the same version, one applies and the other gets 409.
     The answer carries the operator's receipt of every entry appended (yours and the bot's)."""
 
-    def work(db: Session) -> schemas.ActionOut:
+    def work(db: Session) -> dict[str, Any]:
         caller = auth.authenticate(db, token, ctx)  # in the same transaction (the hot path)
         outcome = matches.submit_action(
             db, ctx, match_id, caller, list(body.action), body.salt, body.signature, body.version
@@ -181,30 +181,34 @@ async def act(
         assert state is not None
         seat = next(a.seat for a in outcome.applied if not a.by_bot)
         your_turn = match.status == MatchStatus.ACTIVE and match.current_player == seat
-        legal: list[dict[str, Any]] = state.legal_moves(seat) if your_turn else []
-        return schemas.ActionOut(
-            version=match.version,
-            status=match.status,
-            current_player=match.current_player,
-            your_turn=your_turn,
-            winner_seat=match.winner_seat,
-            end_reason=match.end_reason,
-            head_hash=match.head_hash,
-            applied=[present.applied(a, seat) for a in outcome.applied],
-            legal_actions=[schemas.LegalActionOut(**a) for a in legal],
-            observation=state.observation(seat) if body.include_view else None,
-        )
+        return {  # schemas.ActionOut
+            "version": match.version,
+            "status": match.status,
+            "current_player": match.current_player,
+            "your_turn": your_turn,
+            "winner_seat": match.winner_seat,
+            "end_reason": match.end_reason,
+            "head_hash": match.head_hash,
+            "applied": [present.applied(a, seat) for a in outcome.applied],
+            "legal_actions": state.legal_moves(seat) if your_turn else [],
+            "observation": state.observation(seat) if body.include_view else None,
+        }
 
     # the hot path runs on the event loop's thread: CPU-bound, one short local transaction, and
     # no hand-over to a worker thread (which costs more than the move under load)
     out = run(ctx, work)
     ACTIONS.labels("player").inc()
-    if len(out.applied) > 1:
-        ACTIONS.labels("bot").inc(len(out.applied) - 1)
-    if out.status == MatchStatus.FINISHED:
+    if len(out["applied"]) > 1:
+        ACTIONS.labels("bot").inc(len(out["applied"]) - 1)
+    if out["status"] == MatchStatus.FINISHED:
         RESULTS.inc()
-    # the hot path: serialise the already-validated model once, skipping FastAPI's re-validation
-    return Response(out.model_dump_json(), media_type="application/json")  # type: ignore[return-value]
+    return _json(out)
+
+
+def _json(value: Any) -> Response:
+    """A JSON answer of plain values already in the response model's shape (serialised once,
+    in pydantic-core, without building and re-validating the model)."""
+    return Response(to_json(value), media_type="application/json")
 
 
 @router.get("/{match_id}/actions", response_model=list[schemas.AppliedOut])

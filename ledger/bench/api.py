@@ -239,7 +239,10 @@ class _Profiler:
         args = [spy, "record", "--pid", str(server.process.pid), "--duration", str(int(seconds))]
         if len(pids) > 1:
             args.append("--subprocesses")
-        args += ["--rate", "200", "--format", "flamegraph", "-o", str(self.folder / f"{name}.svg")]
+        # the thread holding the GIL (the CPU), sampled without pausing the process (a paused
+        # process under load serves a fraction of its requests, which distorts the profile)
+        args += ["--gil", "--nonblocking", "--rate", "200", "--format", "flamegraph"]
+        args += ["-o", str(self.folder / f"{name}.svg")]
         return subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     @staticmethod

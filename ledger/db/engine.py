@@ -3,12 +3,14 @@ per URL and process, with the project's SQLite pragmas and write-lock-at-BEGIN."
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 from sqlmodel import SQLModel
 
@@ -37,15 +39,25 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+_BEGIN_IMMEDIATE = "BEGIN IMMEDIATE"
+_BEGIN_DEFERRED = "BEGIN DEFERRED"
+
+
 def _sqlite_begin(lock: SqliteWriteLock) -> Any:
     def begin(conn: Any) -> None:
         # Writing transactions take SQLite's write lock at BEGIN (IMMEDIATE), so read-then-write
         # transactions serialise instead of failing on lock upgrade; readers stay DEFERRED.
         # A writer queues on the file's write lock first (no busy-handler sleeps).
         write = conn.get_execution_options().get("metaledger_write")
+        fairy = conn.connection
         if write:
-            lock.acquire(conn.connection.info)
-        conn.exec_driver_sql(f"BEGIN {'IMMEDIATE' if write else 'DEFERRED'}")
+            lock.acquire(fairy.info)
+        # straight to the driver: SQLAlchemy's statement path costs more than SQLite's BEGIN
+        statement = _BEGIN_IMMEDIATE if write else _BEGIN_DEFERRED
+        try:
+            fairy.driver_connection.execute(statement)
+        except sqlite3.Error as exc:  # as SQLAlchemy would raise it (the unit of work maps it)
+            raise DBAPIError.instance(statement, None, exc, sqlite3.Error) from exc
 
     return begin
 

@@ -10,6 +10,7 @@ the unit then commits before the refusal propagates.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -31,8 +32,7 @@ def unit_of_work(engine: Engine, *, write: bool = True) -> Iterator[Session]:
     """A session whose transaction commits on success and rolls back on error (`write`: takes
     SQLite's write lock at BEGIN, so read-then-write transactions serialise; read-only work
     passes write=False)."""
-    bind = engine.execution_options(metaledger_write=True) if write else engine
-    session = Session(bind, expire_on_commit=False)
+    session = Session(_writer(engine) if write else engine, expire_on_commit=False)
     try:
         yield session
         session.commit()
@@ -53,6 +53,18 @@ def unit_of_work(engine: Engine, *, write: bool = True) -> Iterator[Session]:
         raise
     finally:
         session.close()
+
+
+_WRITERS: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
+
+
+def _writer(engine: Engine) -> Engine:
+    """`engine` with the option that makes a transaction take the write lock at BEGIN (made once
+    per engine: building an option engine costs more than a short transaction's statements)."""
+    writer = _WRITERS.get(engine)
+    if writer is None:
+        writer = _WRITERS[engine] = engine.execution_options(metaledger_write=True)
+    return writer
 
 
 def run_unit(engine: Engine, work: Callable[[Session], T], *, write: bool = True) -> T:

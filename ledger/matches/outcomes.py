@@ -8,6 +8,7 @@ from typing import Any
 from engine import GameState
 from ledger.db.models import Match
 from ledger.matches import signing
+from ledger.matches.repository import LiveMatch
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,6 @@ class AppliedAction:
 class MoveOutcome:
     """What one submission did: the actions applied (the caller's and the bot's replies)."""
 
-    match: Match
+    match: Match | LiveMatch
     applied: list[AppliedAction] = field(default_factory=list)
     state: GameState | None = None

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import bindparam, insert, update
+from sqlalchemy import select as core_select
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
@@ -16,6 +19,7 @@ from ledger.db.models import (
     MatchSeat,
 )
 from ledger.db.models.matches import LIVE_STATUSES
+from ledger.db.prepared import Prepared
 
 
 def add(db: Session, *rows: Any) -> None:
@@ -72,16 +76,22 @@ def matches_of(db: Session, address: str, limit: int = 50) -> Sequence[Match]:
 _MATCHES = Match.__table__  # type: ignore[attr-defined]
 
 
+@lru_cache(maxsize=64)
+def _update_if_version(columns: tuple[str, ...]) -> Prepared:
+    return Prepared(
+        update(_MATCHES)
+        .where(_MATCHES.c.id == bindparam("match_id"), _MATCHES.c.version == bindparam("old"))
+        .values({name: bindparam(f"set_{name}") for name in columns})
+    )
+
+
 def update_match_if_version(
     db: Session, match_id: str, version: int, values: dict[str, Any]
 ) -> bool:
     """Write `values` only if the match is still at `version`; False if someone else moved first."""
-    result = db.execute(
-        update(_MATCHES)
-        .where(_MATCHES.c.id == match_id, _MATCHES.c.version == version)
-        .values(**values)
-    )
-    return bool(getattr(result, "rowcount", 0) == 1)
+    statement = _update_if_version(tuple(sorted(values)))
+    params = {f"set_{name}": value for name, value in values.items()}
+    return statement.execute(db, {**params, "match_id": match_id, "old": version}) == 1
 
 
 def update_match_if_status(db: Session, match_id: str, status: str, values: dict[str, Any]) -> bool:
@@ -94,10 +104,15 @@ def update_match_if_status(db: Session, match_id: str, status: str, values: dict
     return bool(getattr(result, "rowcount", 0) == 1)
 
 
+_ACTIONS = MatchAction.__table__  # type: ignore[attr-defined]
+_INSERT_ACTION = Prepared(insert(_ACTIONS))  # every column, bound by its name
+
+
 def insert_actions(db: Session, rows: list[dict[str, Any]]) -> None:
-    """Insert action rows (one statement; the primary key refuses an index applied twice)."""
+    """Insert action rows, each with every column (the primary key refuses an index applied
+    twice: IntegrityError)."""
     if rows:
-        db.execute(insert(MatchAction.__table__), rows)  # type: ignore[attr-defined]
+        _INSERT_ACTION.execute_many(db, rows)
 
 
 def match_actions(
@@ -116,14 +131,64 @@ def match_actions(
     return db.exec(query).all()
 
 
-def action_rows(db: Session, match_id: str) -> list[list[Any]]:
-    """Just the action JSON values of a match, in order."""
-    query = (
-        select(MatchAction.action)
-        .where(col(MatchAction.match_id) == match_id)
-        .order_by(col(MatchAction.index))
+_ACTION_ROWS = Prepared(
+    core_select(_ACTIONS.c.action)
+    .where(_ACTIONS.c.match_id == bindparam("match_id"), _ACTIONS.c.index >= bindparam("since"))
+    .order_by(_ACTIONS.c.index)
+    .limit(bindparam("limit"))
+)
+
+
+def action_rows(db: Session, match_id: str, *, since: int, limit: int) -> list[list[Any]]:
+    """The action JSON values of a match in order, `limit` of them from index `since`."""
+    values = {"match_id": match_id, "since": since, "limit": limit}
+    return [list(row[0]) for row in _ACTION_ROWS.all(db, values)]
+
+
+@dataclass(slots=True)
+class LiveMatch:
+    """What the move path reads of a match: every column but the state snapshot, read without
+    the ORM (the attributes are the Match model's)."""
+
+    id: str
+    game: str
+    status: str
+    bot_seat: int | None
+    bot_name: str | None
+    seed: str | None
+    version: int
+    state_version: int
+    checkpoints: list[str]
+    current_player: int | None
+    head_hash: str | None
+    forfeit_entry: dict[str, Any] | None
+    turn_deadline: datetime | None
+    winner_seat: int | None
+    end_reason: str | None
+
+
+#: a match as the ORM loads it, or as the move path reads it
+AnyMatch = Match | LiveMatch
+
+_LIVE_COLUMNS = [_MATCHES.c[name] for name in LiveMatch.__slots__]
+_LIVE_MATCH = Prepared(core_select(*_LIVE_COLUMNS).where(_MATCHES.c.id == bindparam("match_id")))
+_SNAPSHOT = Prepared(
+    core_select(_MATCHES.c.state, _MATCHES.c.state_version).where(
+        _MATCHES.c.id == bindparam("match_id")
     )
-    return [list(a) for a in db.exec(query).all()]
+)
+
+
+def live_match(db: Session, match_id: str) -> LiveMatch | None:
+    """A match's columns but its state snapshot (one prepared statement, no ORM)."""
+    row = _LIVE_MATCH.first(db, {"match_id": match_id})
+    return None if row is None else LiveMatch(*row)
+
+
+def snapshot(db: Session, match_id: str) -> tuple[dict[str, Any] | None, int]:
+    """A match's state snapshot and the version it is a snapshot of."""
+    row = _SNAPSHOT.first(db, {"match_id": match_id})
+    return (None, 0) if row is None else (row[0], int(row[1]))
 
 
 def expired_matches(db: Session, now: datetime, limit: int = 100) -> Sequence[str]:

@@ -67,6 +67,8 @@ from ledger.matches import repository as repo
 from ledger.matches import signing
 from ledger.matches.options import check_options
 from ledger.matches.outcomes import AppliedAction, MoveOutcome
+from ledger.matches.repository import AnyMatch, LiveMatch
+from ledger.matches.states import SNAPSHOT_EVERY, load_state
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import commit_of, derive_seed
@@ -78,8 +80,6 @@ log = logging.getLogger(__name__)
 
 #: the status whose seats do not change (an end acknowledgement is added once finished)
 _SEATED = (MatchStatus.ACTIVE,)
-#: a full state snapshot is written at least every this many actions
-SNAPSHOT_EVERY = 64
 _MASK64 = (1 << 64) - 1
 
 
@@ -94,14 +94,26 @@ def get_match(
     match = repo.get_match(db, match_id)
     if match is None:
         raise NotFound(f"no match {match_id!r}")
-    if ctx is None or match.status not in _SEATED:
-        return match, repo.seats(db, match_id)
+    return match, _seats_of(db, ctx, match_id, match.status)
+
+
+def _live(db: Session, ctx: Context, match_id: str) -> tuple[LiveMatch, list[MatchSeat]]:
+    """A match as the move path reads it (no ORM, no snapshot) and its seats; NotFound."""
+    match = repo.live_match(db, match_id)
+    if match is None:
+        raise NotFound(f"no match {match_id!r}")
+    return match, _seats_of(db, ctx, match_id, match.status)
+
+
+def _seats_of(db: Session, ctx: Context | None, match_id: str, status: str) -> list[MatchSeat]:
+    if ctx is None or status not in _SEATED:
+        return repo.seats(db, match_id)
     seats = ctx.seats.get(match_id)
     if seats is None:
         seats = repo.seats(db, match_id)
         # copies bound to no session (a rollback of this one would expire the rows); read only
         ctx.seats.put(match_id, [MatchSeat.model_validate(s.model_dump()) for s in seats])
-    return match, seats
+    return seats
 
 
 def listing(
@@ -132,33 +144,14 @@ def seat_of(seats: list[MatchSeat], address: str) -> MatchSeat:
     raise Forbidden("you do not play in this match")
 
 
-def _sync(match: Match, values: dict[str, Any]) -> None:
-    """Mirror values already written with a Core UPDATE onto the ORM object (no second write)."""
+def _sync(match: AnyMatch, values: dict[str, Any]) -> None:
+    """Mirror values already written with a Core UPDATE onto the match object (for the ORM's,
+    as committed values: no second write)."""
     for key, value in values.items():
-        set_committed_value(match, key, value)
-
-
-def load_state(db: Session, ctx: Context, match: Match, *, take: bool) -> GameState:
-    """The engine state at `match.version`: from the cache, else the snapshot plus the later actions."""
-    if take:
-        cached = ctx.cache.take(match.id, match.version)
-    else:
-        peeked = ctx.cache.peek(match.id, match.version)
-        cached = peeked.clone() if peeked is not None else None
-    if cached is not None:
-        return cached
-    if match.state is None:
-        raise MatchNotActive("the match has not started")
-    game = load_game(match.game)
-    state = game.state_class.from_json(match.state)
-    if match.state_version < match.version:
-        for row in repo.match_actions(
-            db, match.id, since=match.state_version, limit=match.version - match.state_version
-        ):
-            state.apply(Action.from_json(list(row.action)))
-    if not take:
-        ctx.cache.put(match.id, match.version, state.clone())
-    return state
+        if isinstance(match, Match):
+            set_committed_value(match, key, value)
+        elif key != "state":  # the move path does not hold the snapshot
+            setattr(match, key, value)
 
 
 # -- timeouts ------------------------------------------------------------------------------
@@ -507,7 +500,7 @@ class _Progress:
 
     __slots__ = ("checkpoints", "entries", "recorded")
 
-    def __init__(self, ctx: Context, match: Match) -> None:
+    def __init__(self, ctx: Context, match: AnyMatch) -> None:
         self.recorded: list[AppliedAction] = []
         self.checkpoints: list[str] = list(match.checkpoints)
         self.entries = signing.EntryWriter(ctx, match)
@@ -527,7 +520,7 @@ class _Progress:
             self.checkpoints.append(state.state_hash())
 
 
-def _run_bot(match: Match, game: Game, state: GameState, progress: _Progress) -> None:
+def _run_bot(match: AnyMatch, game: Game, state: GameState, progress: _Progress) -> None:
     if match.bot_seat is None or match.bot_name is None:
         return
     seed = int(match.seed or "0x0", 16) & _MASK64
@@ -549,21 +542,24 @@ def _run_bot(match: Match, game: Game, state: GameState, progress: _Progress) ->
 def _save_progress(
     db: Session,
     ctx: Context,
-    match: Match,
+    match: AnyMatch,
     seats: list[MatchSeat],
     state: GameState,
     progress: _Progress,
-) -> None:
+) -> AnyMatch:
+    """Write the actions applied and the match's new version (guarded by the old one); the match
+    as it is now (the ORM's once the game is over: the result is signed from it)."""
     recorded = progress.recorded
     old = match.version
     new = old + len(recorded)
     values: dict[str, Any] = {
         "version": new,
-        "checkpoints": progress.checkpoints,
         "current_player": None if state.is_over else state.current_player,
         "turn_deadline": None if state.is_over else _deadline(ctx),
         "head_hash": to_hex(progress.entries.head),
     }
+    if len(progress.checkpoints) != len(match.checkpoints):
+        values["checkpoints"] = progress.checkpoints
     if state.is_over or new - match.state_version >= SNAPSHOT_EVERY:
         values["state"] = state.to_json()
         values["state_version"] = new
@@ -600,11 +596,20 @@ def _save_progress(
     if state.is_over:
         # a match the engine's safety cap ended is a draw reported as an engine limit
         reason = "engine-limit" if end_reason_of(state) == "engine-limit" else "completed"
-        _finish(db, ctx, match, seats, state, winner_seat=state.winner, reason=reason)
-    else:
-        cache, match_id = ctx.cache, match.id
-        after_commit(db, lambda: cache.put(match_id, new, state))
-        _announce(db, ctx, match_id)
+        ended = match if isinstance(match, Match) else _orm(db, match.id)
+        _finish(db, ctx, ended, seats, state, winner_seat=state.winner, reason=reason)
+        return ended
+    cache, match_id = ctx.cache, match.id
+    after_commit(db, lambda: cache.put(match_id, new, state))
+    _announce(db, ctx, match_id)
+    return match
+
+
+def _orm(db: Session, match_id: str) -> Match:
+    """The ORM's match row, fresh (with what this transaction wrote)."""
+    match = repo.get_match(db, match_id)
+    assert match is not None
+    return match
 
 
 def _finish(
@@ -646,15 +651,17 @@ def _announce(db: Session, ctx: Context, match_id: str) -> None:
 
 def _active_seat(
     db: Session, ctx: Context, match_id: str, address: str, expected_version: int | None
-) -> tuple[Match, list[MatchSeat], MatchSeat]:
+) -> tuple[LiveMatch, list[MatchSeat], MatchSeat]:
     """The match, its seats and the caller's seat, if the match is active at
     `expected_version` (when given) once the turn timeout is applied."""
-    match, seats = get_match(db, match_id, ctx)
+    match, seats = _live(db, ctx, match_id)
     seat = seat_of(seats, address)
-    if enforce_timeout(db, ctx, match, seats):
-        raise MatchNotActive(
-            f"the match is {match.status} ({match.end_reason})", status_now=match.status
-        )
+    if match.turn_deadline is not None and match.turn_deadline <= utcnow():
+        expired, seats = get_match(db, match_id, ctx)
+        if enforce_timeout(db, ctx, expired, seats):
+            raise MatchNotActive(
+                f"the match is {expired.status} ({expired.end_reason})", status_now=expired.status
+            )
     if match.status != MatchStatus.ACTIVE:
         raise MatchNotActive(f"the match is {match.status}, not active", status_now=match.status)
     if expected_version is not None and expected_version != match.version:
@@ -702,8 +709,8 @@ def submit_action(
         raise IllegalMove(str(exc), rule="engine.error", action=move) from None
     progress.record(state, action, entry, views)
     _run_bot(match, load_game(match.game), state, progress)
-    _save_progress(db, ctx, match, seats, state, progress)
-    return MoveOutcome(match, progress.recorded, state)
+    now = _save_progress(db, ctx, match, seats, state, progress)
+    return MoveOutcome(now, progress.recorded, state)
 
 
 def resign(
@@ -766,7 +773,15 @@ def entry_count(match: Match) -> int:
     return match.version + (1 if match.forfeit_entry is not None else 0)
 
 
-def legal_actions(db: Session, ctx: Context, match: Match, seat: MatchSeat) -> list[dict[str, Any]]:
+def legal_moves_of(db: Session, ctx: Context, match_id: str, address: str) -> list[dict[str, Any]]:
+    """The caller's legal moves in match `match_id` now (the hot read: no ORM)."""
+    match, seats = _live(db, ctx, match_id)
+    return legal_actions(db, ctx, match, seat_of(seats, address))
+
+
+def legal_actions(
+    db: Session, ctx: Context, match: AnyMatch, seat: MatchSeat
+) -> list[dict[str, Any]]:
     """The caller's legal moves in its own ids, with its labels (empty when it is not its turn)."""
     if match.status != MatchStatus.ACTIVE or match.current_player != seat.seat:
         return []

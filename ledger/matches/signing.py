@@ -14,6 +14,7 @@ from eth_utils import is_address, to_checksum_address
 
 from ledger.db.models import Match, MatchSeat
 from ledger.errors import Forbidden, InvalidInput
+from ledger.matches.repository import LiveMatch
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import bytes32, from_hex, to_hex
 from ledger.protocol.signatures import recover_low_s_signer
@@ -155,7 +156,7 @@ class EntryWriter:
 
     __slots__ = ("chain", "head", "index", "signer")
 
-    def __init__(self, ctx: Context, match: Match) -> None:
+    def __init__(self, ctx: Context, match: Match | LiveMatch) -> None:
         if match.head_hash is None:
             raise Forbidden("this match has no signed transcript (it started unsigned)")
         self.chain = EntryChain(match.id, ctx.chain_id, ctx.chain.addresses.match_ledger)

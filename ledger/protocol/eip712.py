@@ -20,6 +20,7 @@ JSON (for ``eth_signTypedData_v4`` wallets and for auditors), and tests check bo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from typing import Any, ClassVar, Protocol, Self
@@ -33,16 +34,24 @@ from ledger.protocol.signatures import recover_digest_signer, sign_digest
 
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 
+
+def declared_fields(declaration: str) -> list[dict[str, str]]:
+    """An EIP-712 struct's field list from its Solidity-style declaration
+    ("bytes32 matchId, uint8 seat, ..."), in order: the one way a struct is declared here."""
+    fields_ = []
+    for part in declaration.split(","):
+        kind, name = part.split()
+        fields_.append({"name": name, "type": kind})
+    return fields_
+
+
 RESULT_DOMAIN_NAME = "MetaLedger"
 OFFER_DOMAIN_NAME = "MetaLedger CardExchange"
 DOMAIN_VERSION = "1"
 
-_DOMAIN_FIELDS = [
-    {"name": "name", "type": "string"},
-    {"name": "version", "type": "string"},
-    {"name": "chainId", "type": "uint256"},
-    {"name": "verifyingContract", "type": "address"},
-]
+_DOMAIN_FIELDS = declared_fields(
+    "string name, string version, uint256 chainId, address verifyingContract"
+)
 _DOMAIN_TYPEHASH = keccak(
     b"EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
 )
@@ -50,32 +59,18 @@ _DOMAIN_TYPEHASH = keccak(
 #: the EIP712Domain type of every MetaLedger domain
 DOMAIN_FIELDS = _DOMAIN_FIELDS
 
-MATCH_RESULT_FIELDS: list[dict[str, str]] = [
-    {"name": "matchId", "type": "bytes32"},
-    {"name": "game", "type": "string"},
-    {"name": "rulesetVersion", "type": "string"},
-    {"name": "player0", "type": "address"},
-    {"name": "player1", "type": "address"},
-    {"name": "deck0", "type": "bytes32"},
-    {"name": "deck1", "type": "bytes32"},
-    {"name": "seedCommitments", "type": "bytes32"},
-    {"name": "transcriptHash", "type": "bytes32"},
-    {"name": "finalStateHash", "type": "bytes32"},
-    {"name": "winner", "type": "address"},
-    {"name": "ownershipBlock", "type": "uint64"},
-]
-OFFER_FIELDS: list[dict[str, str]] = [
-    {"name": "maker", "type": "address"},
-    {"name": "taker", "type": "address"},
-    {"name": "givenIds", "type": "uint256[]"},
-    {"name": "givenAmounts", "type": "uint256[]"},
-    {"name": "askedIds", "type": "uint256[]"},
-    {"name": "askedAmounts", "type": "uint256[]"},
-    {"name": "askedWei", "type": "uint256"},
-    {"name": "expiry", "type": "uint64"},
-    {"name": "nonce", "type": "uint256"},
-]
-OFFER_WITHDRAWAL_FIELDS: list[dict[str, str]] = [{"name": "offerHash", "type": "bytes32"}]
+MATCH_RESULT_FIELDS: list[dict[str, str]] = declared_fields(
+    "bytes32 matchId, string game, string rulesetVersion, address player0, "
+    "address player1, bytes32 deck0, bytes32 deck1, bytes32 seedCommitments, "
+    "bytes32 transcriptHash, bytes32 finalStateHash, address winner, "
+    "uint64 ownershipBlock"
+)
+OFFER_FIELDS: list[dict[str, str]] = declared_fields(
+    "address maker, address taker, uint256[] givenIds, uint256[] givenAmounts, "
+    "uint256[] askedIds, uint256[] askedAmounts, uint256 askedWei, uint64 expiry, "
+    "uint256 nonce"
+)
+OFFER_WITHDRAWAL_FIELDS: list[dict[str, str]] = declared_fields("bytes32 offerHash")
 
 
 def type_string(name: str, struct_fields: list[dict[str, str]]) -> bytes:
@@ -88,22 +83,48 @@ OFFER_TYPEHASH = keccak(type_string("Offer", OFFER_FIELDS))
 OFFER_WITHDRAWAL_TYPEHASH = keccak(type_string("OfferWithdrawal", OFFER_WITHDRAWAL_FIELDS))
 
 
-def _word(kind: str, value: Any) -> bytes:
-    """One 32-byte word of EIP-712 encodeData: atomic values ABI-encoded by hand, strings and
-    uint256 arrays by their keccak256 (as the contracts compute it)."""
-    if kind == "bytes32":
-        return bytes32(value, "bytes32 field")
-    if kind == "string":
-        return keccak(value.encode())
-    if kind == "address":
-        return bytes(12) + bytes.fromhex(value[2:])
-    if kind.endswith("[]"):  # arrays of uint256: keccak of the concatenated 32-byte words
-        return keccak(b"".join(int(x).to_bytes(32, "big") for x in value))
-    if kind.startswith("uint"):
-        bits = int(kind[4:] or 256)
-        if isinstance(value, bool) or not 0 <= value < 1 << bits:
-            raise ValueError(f"{value!r} is not a {kind}")
+def _bytes32_word(value: Any) -> bytes:
+    return value if type(value) is bytes and len(value) == 32 else bytes32(value, "bytes32 field")
+
+
+def _string_word(value: str) -> bytes:
+    return keccak(value.encode())
+
+
+def _address_word(value: str) -> bytes:
+    return bytes(12) + bytes.fromhex(value[2:])
+
+
+def _uint_array_word(value: Any) -> bytes:
+    return keccak(b"".join(int(x).to_bytes(32, "big") for x in value))
+
+
+def _uint_word(bits: int) -> Callable[[Any], bytes]:
+    bound = 1 << bits
+
+    def word(value: Any) -> bytes:
+        if isinstance(value, bool) or not 0 <= value < bound:
+            raise ValueError(f"{value!r} is not a uint{bits}")
         return int(value).to_bytes(32, "big")
+
+    return word
+
+
+@lru_cache(maxsize=64)
+def encoder(kind: str) -> Callable[[Any], bytes]:
+    """The encoder of one EIP-712 field type into its 32-byte word of encodeData: atomic values
+    ABI-encoded by hand, strings and uint256 arrays by their keccak256 (as the contracts
+    compute it); worked out once per type."""
+    if kind == "bytes32":
+        return _bytes32_word
+    if kind == "string":
+        return _string_word
+    if kind == "address":
+        return _address_word
+    if kind.endswith("[]"):  # arrays of uint256: keccak of the concatenated 32-byte words
+        return _uint_array_word
+    if kind.startswith("uint"):
+        return _uint_word(int(kind[4:] or 256))
     raise ValueError(f"no encoding for EIP-712 type {kind}")
 
 
@@ -113,8 +134,17 @@ def hash_struct(
     """EIP-712 hashStruct: keccak256(abi.encode(typeHash, encodeData(values))) for a struct of
     atomic fields, strings and uint256 arrays, as the contracts compute it (the one struct
     hasher of every MetaLedger struct)."""
-    words = [_word(f["type"], v) for f, v in zip(struct_fields, values, strict=True)]
-    return keccak(typehash + b"".join(words))
+    encoders = [encoder(f["type"]) for f in struct_fields]
+    return hash_words(typehash, encoders, values)
+
+
+def hash_words(
+    typehash: bytes, encoders: Sequence[Callable[[Any], bytes]], values: Sequence[Any]
+) -> bytes:
+    """keccak256 of the type hash and each value's word (`encoder` of its field type)."""
+    if len(encoders) != len(values):
+        raise ValueError(f"{len(values)} values for a struct of {len(encoders)} fields")
+    return keccak(typehash + b"".join([e(v) for e, v in zip(encoders, values, strict=True)]))
 
 
 class TypedStruct:
@@ -131,23 +161,11 @@ class TypedStruct:
     DOMAIN_NAME: ClassVar[str] = RESULT_DOMAIN_NAME
 
     def __post_init__(self) -> None:
-        for f, attribute in zip(self.FIELDS, fields(self), strict=True):  # type: ignore[arg-type]
-            value = getattr(self, attribute.name)
-            kind = f["type"]
-            if kind == "bytes32":
-                object.__setattr__(self, attribute.name, bytes32(value, attribute.name))
-            elif kind == "address":
-                object.__setattr__(self, attribute.name, to_checksum_address(value))
-            elif kind.startswith("uint"):
-                bits = int(kind[4:] or 256)
-                if (
-                    isinstance(value, bool)
-                    or not isinstance(value, int)
-                    or not 0 <= value < 1 << bits
-                ):
-                    raise ValueError(f"{attribute.name} must fit in {kind}")
-            elif kind == "string" and not isinstance(value, str):
-                raise ValueError(f"{attribute.name} must be a string")
+        for name, check in _checks(type(self)):
+            value = getattr(self, name)
+            checked = check(name, value)
+            if checked is not value:
+                object.__setattr__(self, name, checked)
 
     def as_tuple(self) -> tuple[Any, ...]:
         """The struct as a tuple in field order (for contract calls)."""
@@ -172,8 +190,69 @@ class TypedStruct:
         return cls(*(getattr(record, f.name) for f in fields(cls)))  # type: ignore[arg-type]
 
     def struct_hash(self) -> bytes:
-        """EIP-712 hashStruct of the struct."""
-        return hash_struct(self.TYPEHASH, self.FIELDS, self.as_tuple())
+        """EIP-712 hashStruct of the struct (its fields' encoders worked out once per class)."""
+        cls = type(self)
+        encoders = _STRUCT_ENCODERS.get(cls)
+        if encoders is None:
+            encoders = _STRUCT_ENCODERS[cls] = tuple(encoder(f["type"]) for f in cls.FIELDS)
+        return hash_words(self.TYPEHASH, encoders, self.as_tuple())
+
+
+_STRUCT_ENCODERS: dict[type, tuple[Callable[[Any], bytes], ...]] = {}
+_STRUCT_CHECKS: dict[type, tuple[tuple[str, Callable[[str, Any], Any]], ...]] = {}
+
+
+def _checks(cls: type[TypedStruct]) -> tuple[tuple[str, Callable[[str, Any], Any]], ...]:
+    """(attribute, check) per field of a struct class, worked out once per class."""
+    checks = _STRUCT_CHECKS.get(cls)
+    if checks is None:
+        names = [a.name for a in fields(cls)]  # type: ignore[arg-type]
+        if len(names) != len(cls.FIELDS):
+            raise TypeError(f"{cls.__name__}: {len(names)} attributes for {len(cls.FIELDS)} fields")
+        checks = _STRUCT_CHECKS[cls] = tuple(
+            (name, _check(f["type"])) for name, f in zip(names, cls.FIELDS, strict=True)
+        )
+    return checks
+
+
+def _keep_bytes32(name: str, value: Any) -> bytes:
+    return value if type(value) is bytes and len(value) == 32 else bytes32(value, name)
+
+
+def _keep_address(_name: str, value: Any) -> str:
+    return str(to_checksum_address(value))
+
+
+def _keep_string(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string")
+    return value
+
+
+def _keep_uint(bits: int) -> Callable[[str, Any], int]:
+    bound = 1 << bits
+
+    def check(name: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < bound:
+            raise ValueError(f"{name} must fit in uint{bits}")
+        return value
+
+    return check
+
+
+@lru_cache(maxsize=64)
+def _check(kind: str) -> Callable[[str, Any], Any]:
+    """How a TypedStruct keeps a value of one field type: bytes32 as bytes (from bytes or
+    0x-hex), addresses checksummed, uintN range-checked, strings as they are."""
+    if kind == "bytes32":
+        return _keep_bytes32
+    if kind == "address":
+        return _keep_address
+    if kind.startswith("uint"):
+        return _keep_uint(int(kind[4:] or 256))
+    if kind == "string":
+        return _keep_string
+    return lambda _name, value: value
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,13 @@ def recover_vrs(digest: bytes, v: int, r: int, s: int) -> str:
         public = PublicKey.from_signature_and_message(compact, digest, hasher=None)
     except (ValueError, TypeError) as exc:
         raise InvalidInput(f"not a valid ECDSA signature: {exc}", field="signature") from None
-    return str(to_checksum_address(keccak(public.format(compressed=False)[1:])[-20:]))
+    return _checksummed(keccak(public.format(compressed=False)[1:])[-20:])
+
+
+@lru_cache(maxsize=4096)
+def _checksummed(address: bytes) -> str:
+    """The EIP-55 form of a 20-byte address (the same session keys recover again and again)."""
+    return str(to_checksum_address(address))
 
 
 def split_signature(signature: bytes | str) -> tuple[int, int, int]:

@@ -19,37 +19,22 @@ from typing import Any, ClassVar
 
 from eth_hash.auto import keccak
 
-from ledger.protocol.eip712 import TypedStruct, digest, type_string
+from ledger.protocol.eip712 import TypedStruct, declared_fields, digest, type_string
 from ledger.protocol.hexcodec import bytes32
 
-SEAT_AUTHORIZATION_FIELDS: list[dict[str, str]] = [
-    {"name": "matchId", "type": "bytes32"},
-    {"name": "game", "type": "string"},
-    {"name": "rulesetVersion", "type": "string"},
-    {"name": "seat", "type": "uint8"},
-    {"name": "deckHash", "type": "bytes32"},
-    {"name": "seedCommit", "type": "bytes32"},
-    {"name": "sessionKey", "type": "address"},
-    {"name": "expiry", "type": "uint64"},
-]
-MATCH_ACTION_FIELDS: list[dict[str, str]] = [
-    {"name": "matchId", "type": "bytes32"},
-    {"name": "seat", "type": "uint8"},
-    {"name": "index", "type": "uint32"},
-    {"name": "prevEntryHash", "type": "bytes32"},
-    {"name": "action", "type": "string"},
-    {"name": "salt", "type": "bytes32"},
-]
-MATCH_RECEIPT_FIELDS: list[dict[str, str]] = [
-    {"name": "matchId", "type": "bytes32"},
-    {"name": "index", "type": "uint32"},
-    {"name": "entryHash", "type": "bytes32"},
-]
-MATCH_END_FIELDS: list[dict[str, str]] = [
-    {"name": "matchId", "type": "bytes32"},
-    {"name": "entries", "type": "uint32"},
-    {"name": "finalEntryHash", "type": "bytes32"},
-]
+SEAT_AUTHORIZATION_FIELDS: list[dict[str, str]] = declared_fields(
+    "bytes32 matchId, string game, string rulesetVersion, uint8 seat, bytes32 deckHash, "
+    "bytes32 seedCommit, address sessionKey, uint64 expiry"
+)
+MATCH_ACTION_FIELDS: list[dict[str, str]] = declared_fields(
+    "bytes32 matchId, uint8 seat, uint32 index, bytes32 prevEntryHash, string action, bytes32 salt"
+)
+MATCH_RECEIPT_FIELDS: list[dict[str, str]] = declared_fields(
+    "bytes32 matchId, uint32 index, bytes32 entryHash"
+)
+MATCH_END_FIELDS: list[dict[str, str]] = declared_fields(
+    "bytes32 matchId, uint32 entries, bytes32 finalEntryHash"
+)
 
 #: the entry actions of a forfeit (they follow the engine's actions)
 RESIGN_ACTION = '["resign"]'

@@ -83,6 +83,8 @@ def too_large(size: int | None, limits: JsonLimits, what: str = "the request bod
 
 def check_depth(data: bytes, max_depth: int) -> None:
     """InvalidInput if brackets outside strings nest deeper than `max_depth` (no recursion)."""
+    if data.count(b"[") + data.count(b"{") <= max_depth:
+        return  # too few brackets to nest that deep (most bodies: no scan needed)
     depth = 0
     for token in _TOKENS.finditer(data):
         first = data[token.start()]

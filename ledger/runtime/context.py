@@ -22,34 +22,42 @@ if TYPE_CHECKING:
 
 
 class StateCache:
-    """A bounded LRU of engine states by (match id, version). Only a cache: the database
-    (snapshot + actions) can always rebuild a state, so any process may serve any match."""
+    """A bounded LRU of the latest engine state this process holds of each match, with its
+    version. Only a cache: the database (snapshot + actions) can always rebuild a state, and a
+    state behind the match's version is brought forward with the actions applied since (by
+    another process, say), so any process may serve any match."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[tuple[str, int], GameState] = OrderedDict()
+        self._items: OrderedDict[str, tuple[int, GameState]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def take(self, match_id: str, version: int) -> GameState | None:
-        """Remove and return the state at (match, version), if cached."""
+    def take(self, match_id: str) -> tuple[int, GameState] | None:
+        """Remove and return the cached (version, state) of a match, if any."""
         with self._lock:
-            return self._items.pop((match_id, version), None)
+            return self._items.pop(match_id, None)
 
     def peek(self, match_id: str, version: int) -> GameState | None:
-        """The cached state at (match, version) without removing it (callers must not mutate it)."""
+        """The cached state of a match if it is at `version`, without removing it (callers
+        must not mutate it)."""
         with self._lock:
-            state = self._items.get((match_id, version))
-            if state is not None:
-                self._items.move_to_end((match_id, version))
-            return state
+            item = self._items.get(match_id)
+            if item is None or item[0] != version:
+                return None
+            self._items.move_to_end(match_id)
+            return item[1]
 
     def put(self, match_id: str, version: int, state: GameState) -> None:
-        """Cache a state (evicting the least recently used beyond `size`)."""
+        """Cache the state of a match at `version` (evicting the least recently used beyond
+        `size`); an older version than the one cached is ignored."""
         if self.size <= 0:
             return
         with self._lock:
-            self._items[(match_id, version)] = state
-            self._items.move_to_end((match_id, version))
+            held = self._items.get(match_id)
+            if held is not None and held[0] > version:
+                return
+            self._items[match_id] = (version, state)
+            self._items.move_to_end(match_id)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
 

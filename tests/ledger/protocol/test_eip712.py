@@ -8,6 +8,8 @@ import os
 import pytest
 from eth_account import Account
 from eth_account.messages import encode_typed_data
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ledger.protocol import eip712
 from ledger.protocol.signatures import recover_low_s_signer
@@ -114,3 +116,31 @@ def test_the_chain_helpers_are_the_struct_digests() -> None:
     a, b = os.urandom(32), os.urandom(32)
     assert genesis_hash(match_id, (a, b), 7) != genesis_hash(match_id, (b, a), 7)
     assert genesis_hash(match_id, (a, b), 7) != genesis_hash(match_id, (a, b), 8)
+
+
+_BYTES32 = st.binary(min_size=32, max_size=32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    match_id=_BYTES32,
+    seat=st.integers(0, 255),
+    index=st.integers(0, 2**32 - 1),
+    prev=_BYTES32,
+    action=st.text(max_size=80),
+    salt=_BYTES32,
+    chain_id=st.integers(1, 2**64),
+)
+def test_move_and_receipt_digests_equal_eth_accounts_for_any_values(
+    match_id: bytes, seat: int, index: int, prev: bytes, action: str, salt: bytes, chain_id: int
+) -> None:
+    """The per-move digests (entry hash and receipt: the precompiled word encoders) are
+    eth-account's encode_typed_data hashes for random values."""
+    chain = EntryChain(match_id, chain_id, CONTRACT)
+    entry = MatchAction(match_id, seat, index, prev, action, salt)
+    entry_hash = chain.entry_hash(seat, index, prev, action, salt)
+    assert entry_hash == _eth_account_digest(eip712.typed_data(entry, chain_id, CONTRACT))
+    receipt = MatchReceipt(match_id, index, entry_hash)
+    assert chain.receipt_digest(index, entry_hash) == _eth_account_digest(
+        eip712.typed_data(receipt, chain_id, CONTRACT)
+    )

@@ -1,0 +1,127 @@
+"""Hot routes: documented by FastAPI like every route (OpenAPI from the endpoint's signature),
+but called by a lean handler instead of FastAPI's per-request dependency solver.
+
+Per request FastAPI resolves the dependency graph, builds the body's model field by field and
+re-validates the answer: on the signed-move path that machinery costs more than the move. A
+`HotRoute` works out once, from the endpoint's signature, how to get each argument (the process
+context, the bearer token, a path parameter checked against its declared pattern, the JSON body
+validated by its pydantic model in the same strict mode) and calls the endpoint with them. What
+a client sees is unchanged: a missing token is the same 401, a bad path or body the same 422
+problem+json listing every error with its location (`RequestValidationError`, rendered by
+`api.problems`), and the input limits of `api.limits` are applied before (the document it
+parsed is reused, not parsed again). The endpoint returns its `Response` itself.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from api.deps import Ctx, Token, bearer, context_of, session_token
+from api.limits import PARSED_BODY
+from ledger.protocol import untrusted
+
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+_JSON_SUBTYPE = "json"
+
+
+def _errors(exc: ValidationError, where: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [
+        {"type": e["type"], "loc": (*where, *e["loc"]), "msg": e["msg"], "input": e.get("input")}
+        for e in exc.errors(include_url=False)
+    ]
+
+
+def _is_json(content_type: str | None) -> bool:
+    if not content_type:
+        return False  # FastAPI's strict content type: a body without one is not parsed
+    media = content_type.split(";", 1)[0].strip().lower()
+    main, _, sub = media.partition("/")
+    return main == "application" and (sub == _JSON_SUBTYPE or sub.endswith("+json"))
+
+
+async def _body(request: Request) -> Any:
+    """The request body as FastAPI hands it to validation: the JSON document (already parsed
+    within the limits by `api.limits`), the raw bytes of a body that is not JSON, or None."""
+    raw = await request.body()
+    if not raw:
+        return None
+    if not _is_json(request.headers.get("content-type")):
+        return raw
+    parsed = request.scope.get(PARSED_BODY)
+    if parsed is not None:
+        return parsed[0]
+    return untrusted.parse(raw, untrusted.JsonLimits.for_requests(context_of(request).settings))
+
+
+class HotRoute(APIRoute):
+    """An APIRoute whose endpoint takes only the process context (`Ctx`), the bearer token
+    (`Token`), path parameters and at most one pydantic body, and returns a Response."""
+
+    def get_route_handler(self) -> Handler:
+        """The lean handler: each argument got as its annotation says, then the endpoint."""
+        endpoint = self.endpoint
+        hints = typing.get_type_hints(endpoint, include_extras=True)
+        contexts: list[str] = []
+        tokens: list[str] = []
+        paths: list[tuple[str, TypeAdapter[Any]]] = []
+        body: tuple[str, type[BaseModel], bool] | None = None
+        for name, parameter in inspect.signature(endpoint).parameters.items():
+            hint = hints[name]
+            if hint == Ctx:
+                contexts.append(name)
+            elif hint == Token:
+                tokens.append(name)
+            elif name in self.param_convertors:
+                paths.append((name, TypeAdapter(hint)))
+            elif isinstance(hint, type) and issubclass(hint, BaseModel) and body is None:
+                body = (name, hint, parameter.default is inspect.Parameter.empty)
+            else:
+                raise TypeError(f"HotRoute {self.path}: cannot supply parameter {name!r}")
+
+        async def handle(request: Request) -> Response:
+            values: dict[str, Any] = {}
+            if contexts:
+                ctx = context_of(request)
+                for name in contexts:
+                    values[name] = ctx
+            if tokens:
+                token = await session_token(await bearer(request))
+                for name in tokens:
+                    values[name] = token
+            errors: list[dict[str, Any]] = []
+            for name, adapter in paths:
+                try:
+                    values[name] = adapter.validate_python(request.path_params[name])
+                except ValidationError as exc:
+                    errors += _errors(exc, ("path", name))
+            if body is not None:
+                name, model, required = body
+                document = await _body(request)
+                if document is None:
+                    if required:
+                        errors.append(
+                            {"type": "missing", "loc": ("body",), "msg": "Field required"}
+                        )
+                    else:
+                        values[name] = None
+                else:
+                    try:
+                        values[name] = model.model_validate(document)
+                    except ValidationError as exc:
+                        errors += _errors(exc, ("body",))
+            if errors:
+                raise RequestValidationError(errors)
+            response = await endpoint(**values)
+            assert isinstance(response, Response)
+            return response
+
+        return handle

@@ -1,0 +1,75 @@
+"""Prepared statements, on SQLite and PostgreSQL: what they write is what the ORM reads back
+(JSON, timezone-aware datetimes, booleans through the column types' own processors), what they
+read is what the ORM reads, they run in the unit of work's transaction (a rollback undoes them),
+and a driver error is SQLAlchemy's (so the unit of work maps a clash to Conflict)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy import Engine, bindparam, insert, select, update
+from sqlmodel import Session
+
+from ledger.db import run_unit, unit_of_work
+from ledger.db.models import Wallet
+from ledger.db.prepared import Prepared
+from ledger.errors import Conflict
+
+_WALLETS = Wallet.__table__  # type: ignore[attr-defined]
+_INSERT = Prepared(insert(_WALLETS))
+_READ = Prepared(select(_WALLETS).where(_WALLETS.c.address == bindparam("address")))
+_ALL = Prepared(select(_WALLETS.c.address).order_by(_WALLETS.c.address).limit(bindparam("n")))
+_BUMP = Prepared(
+    update(_WALLETS)
+    .where(_WALLETS.c.address == bindparam("address"))
+    .values(lock_version=bindparam("set_lock_version"))
+)
+SEEN = datetime(2026, 12, 1, 14, 30, 5, 123456, tzinfo=UTC)
+
+
+def _row(address: str) -> dict[str, object]:
+    return {
+        "address": address,
+        "is_contract": True,
+        "created_at": SEEN,
+        "last_seen_at": SEEN,
+        "lock_version": 3,
+    }
+
+
+def test_written_rows_read_back_the_same_through_the_orm(engine: Engine) -> None:
+    run_unit(engine, lambda db: _INSERT.execute_many(db, [_row("0xA"), _row("0xB")]))
+
+    def orm(db: Session) -> Wallet:
+        wallet = db.get(Wallet, "0xA")
+        assert wallet is not None
+        return wallet
+
+    wallet = run_unit(engine, orm, write=False)
+    assert (wallet.is_contract, wallet.created_at, wallet.lock_version) == (True, SEEN, 3)
+    read = run_unit(engine, lambda db: _READ.first(db, {"address": "0xA"}), write=False)
+    assert read is not None
+    assert dict(zip(_WALLETS.c.keys(), read, strict=True)) == _row("0xA")
+    assert run_unit(engine, lambda db: _READ.first(db, {"address": "0xC"}), write=False) is None
+    assert run_unit(engine, lambda db: _ALL.all(db, {"n": 1}), write=False) == [("0xA",)]
+
+
+def test_they_run_in_the_units_transaction(engine: Engine) -> None:
+    run_unit(engine, lambda db: _INSERT.execute_many(db, [_row("0xA")]))
+    with pytest.raises(RuntimeError), unit_of_work(engine) as db:
+        assert _BUMP.execute(db, {"address": "0xA", "set_lock_version": 9}) == 1
+        raise RuntimeError("roll back")
+    read = run_unit(engine, lambda db: _READ.first(db, {"address": "0xA"}), write=False)
+    assert read is not None and read[-1] == 3
+    assert (
+        run_unit(engine, lambda db: _BUMP.execute(db, {"address": "0xZ", "set_lock_version": 1}))
+        == 0
+    )
+
+
+def test_a_clash_is_a_conflict(engine: Engine) -> None:
+    run_unit(engine, lambda db: _INSERT.execute_many(db, [_row("0xA")]))
+    with pytest.raises(Conflict):
+        run_unit(engine, lambda db: _INSERT.execute_many(db, [_row("0xA")]))
+    assert run_unit(engine, lambda db: _ALL.all(db, {"n": 10}), write=False) == [("0xA",)]
