@@ -20,7 +20,7 @@ from ledger.indexing.service import Indexer
 from ledger.protocol.tokenids import token_id
 from ledger.runtime.events import publish_wallet_news
 from tests.api.conftest import PLAYER_KEYS, mint, transfer
-from tests.api.test_processes import ApiProcess, _Stream
+from tests.api.test_processes import STATUSES, _api, _Stream
 
 pytestmark = pytest.mark.chain
 
@@ -44,7 +44,7 @@ def test_a_transfer_reaches_the_wallets_stream_through_the_indexer_and_the_broke
         chain_id=evm_snapshot.w3.eth.chain_id,
     )
     assert sender.lower() in indexer.run_once().wallets
-    api = ApiProcess(
+    api = _api(
         tmp_path,
         "api-wallet-events",
         rpc_url=evm_snapshot.rpc_url,
@@ -54,7 +54,7 @@ def test_a_transfer_reaches_the_wallets_stream_through_the_indexer_and_the_broke
         broker_url=broker_url,
         events_keepalive_seconds="30",
         api_access_log="false",
-    ).wait()
+    ).wait(STATUSES)
     try:
         stream = _Stream(f"{api.url}/wallets/{receiver}/events", {})
         stream.wait_for(lambda: stream.events)
