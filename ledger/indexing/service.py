@@ -50,23 +50,17 @@ class IndexReport(PassSummary):
     wallets: list[str] = field(default_factory=list)
 
 
+@dataclass(eq=False)
 class ChainFollower(OnOneChain):
     """What every indexer of one deployment holds: its database, its node, the block the
-    contracts were deployed in and how deep a reorg each pass heals (see `window_start`)."""
+    contracts were deployed in, how deep a reorg each pass heals (see `window_start`) and the
+    chain id if known (else asked once)."""
 
-    def __init__(
-        self,
-        engine: Engine,
-        rpc: JsonRpc,
-        deployment_block: int,
-        reorg_depth: int,
-        chain_id: int | None,
-    ) -> None:
-        self.engine = engine
-        self.rpc = rpc
-        self.deployment_block = deployment_block
-        self.reorg_depth = reorg_depth
-        self._chain_id = chain_id
+    engine: Engine
+    rpc: JsonRpc
+    deployment_block: int
+    reorg_depth: int
+    _chain_id: int | None
 
     def window_start(self, indexed: int | None, head: int) -> int:
         """The first block this pass reads, given the cursor (`indexed`) and the head."""
