@@ -316,11 +316,16 @@ contract CardExchangeTest is Test {
         assertEq(token.balanceOf(address(wallet), 1), 5);
     }
 
-    function test_RevertWhen_ReenteredWithTheSameOffer() public {
-        ReentrantTakerMock attacker = new ReentrantTakerMock(exchange);
+    /// @dev A reentrant taker holding 10 of card 2 (what `_offer` asks), the exchange approved.
+    function _attacker() internal returns (ReentrantTakerMock attacker) {
+        attacker = new ReentrantTakerMock(exchange);
         vm.prank(admin);
         token.mint(address(attacker), 2, 10, "");
         attacker.approve(token);
+    }
+
+    function test_RevertWhen_ReenteredWithTheSameOffer() public {
+        ReentrantTakerMock attacker = _attacker();
         ICardExchange.Offer memory o = _offer(1);
         bytes memory s = sig(makerKey, exchange.offerDigest(o));
         bytes memory reentry = abi.encodeCall(ICardExchange.fill, (o, s));
@@ -332,10 +337,7 @@ contract CardExchangeTest is Test {
     }
 
     function test_ReentrantFillOfAnotherOfferIsJustAnotherFill() public {
-        ReentrantTakerMock attacker = new ReentrantTakerMock(exchange);
-        vm.prank(admin);
-        token.mint(address(attacker), 2, 10, "");
-        attacker.approve(token);
+        ReentrantTakerMock attacker = _attacker();
         ICardExchange.Offer memory first = _offer(1);
         ICardExchange.Offer memory second = _offer(2);
         bytes memory reentry =

@@ -29,12 +29,12 @@ from ledger.chain.exchange import (
     exchange_events,
     unfillable_reasons,
 )
-from ledger.chain.transport import JsonRpc, OnOneChain
+from ledger.chain.transport import JsonRpc
 from ledger.db import unit_of_work
 from ledger.db.models.trading import BookOffer, OfferFill, uint256_key
 from ledger.indexing import book_repository as book
 from ledger.indexing import repository as cursors
-from ledger.indexing.service import window_start
+from ledger.indexing.service import ChainFollower, configured_deployment
 from ledger.runtime.report import PassSummary
 
 log = logging.getLogger(__name__)
@@ -73,7 +73,7 @@ def decide(row: BookOffer, filled: bool, reason: str | None) -> tuple[str, str |
     return "open", None
 
 
-class BookIndexer(OnOneChain):
+class BookIndexer(ChainFollower):
     """Follows one CardExchange and its CardToken for the offer book."""
 
     def __init__(
@@ -86,13 +86,9 @@ class BookIndexer(OnOneChain):
         reorg_depth: int = 12,
         chain_id: int | None = None,
     ) -> None:
-        self.engine = engine
-        self.rpc = rpc
+        super().__init__(engine, rpc, deployment_block, reorg_depth, chain_id)
         self.reads = ExchangeReads(rpc, exchange, token)
         self._changed: set[str] = set()
-        self.deployment_block = deployment_block
-        self.reorg_depth = reorg_depth
-        self._chain_id = chain_id
 
     def run_once(self) -> BookReport:
         """Read the exchange's events up to the head, record fills, re-assess touched offers."""
@@ -100,7 +96,7 @@ class BookIndexer(OnOneChain):
         self._changed.clear()
         with unit_of_work(self.engine, write=False) as db:
             indexed = cursors.cursor_block(db, self.reads.exchange)
-        start = window_start(indexed, head, self.deployment_block, self.reorg_depth)
+        start = self.window_start(indexed, head)
         report = BookReport(from_block=start, to_block=head)
         events = (
             exchange_events(self.rpc, self.reads.exchange, self.reads.token, start, head)
@@ -185,20 +181,15 @@ class BookIndexer(OnOneChain):
 
 def book_from_settings(engine: Engine | None = None) -> BookIndexer | None:
     """The book indexer of the configured deployment (None if it has no CardExchange)."""
-    from ledger.chain.deployment import load_addresses
-    from ledger.db import get_engine
-    from ledger.settings import get_settings
-
-    settings = get_settings()
-    addresses = load_addresses(settings.resolved_deployment_file)
+    engine, rpc, addresses, reorg_depth = configured_deployment(engine)
     if addresses.card_exchange is None:
         return None
     return BookIndexer(
-        engine or get_engine(),
-        JsonRpc.from_settings(settings),
+        engine,
+        rpc,
         addresses.card_exchange,
         addresses.card_token,
         addresses.deployment_block,
-        settings.indexer_reorg_depth,
+        reorg_depth,
         addresses.chain_id,
     )

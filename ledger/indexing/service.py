@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -22,6 +22,9 @@ from ledger.chain.transport import JsonRpc, OnOneChain
 from ledger.db import unit_of_work
 from ledger.indexing import repository as repo
 from ledger.runtime.report import PassSummary
+
+if TYPE_CHECKING:
+    from ledger.chain.deployment import ContractAddresses
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,37 @@ class IndexReport(PassSummary):
     wallets: list[str] = field(default_factory=list)
 
 
-class Indexer(OnOneChain):
+@dataclass(eq=False)
+class ChainFollower(OnOneChain):
+    """What every indexer of one deployment holds: its database, its node, the block the
+    contracts were deployed in, how deep a reorg each pass heals (see `window_start`) and the
+    chain id if known (else asked once)."""
+
+    engine: Engine
+    rpc: JsonRpc
+    deployment_block: int
+    reorg_depth: int
+    _chain_id: int | None
+
+    def window_start(self, indexed: int | None, head: int) -> int:
+        """The first block this pass reads, given the cursor (`indexed`) and the head."""
+        return window_start(indexed, head, self.deployment_block, self.reorg_depth)
+
+
+def configured_deployment(engine: Engine | None) -> tuple[Engine, JsonRpc, ContractAddresses, int]:
+    """The database engine (`engine`, else the configured one), the configured node, the
+    deployment's addresses and the configured reorg depth: what `*_from_settings` build from."""
+    from ledger.chain.deployment import load_addresses
+    from ledger.db import get_engine
+    from ledger.settings import get_settings
+
+    settings = get_settings()
+    addresses = load_addresses(settings.resolved_deployment_file)
+    rpc = JsonRpc.from_settings(settings)
+    return engine or get_engine(), rpc, addresses, settings.indexer_reorg_depth
+
+
+class Indexer(ChainFollower):
     """Follows one CardToken contract."""
 
     def __init__(
@@ -59,13 +92,9 @@ class Indexer(OnOneChain):
         reorg_depth: int = 12,
         chain_id: int | None = None,
     ) -> None:
-        self.engine = engine
-        self.rpc = rpc
+        super().__init__(engine, rpc, deployment_block, reorg_depth, chain_id)
         self.card_token = CardToken(rpc, token_address)
         self.token = self.card_token.address
-        self.deployment_block = deployment_block
-        self.reorg_depth = reorg_depth
-        self._chain_id = chain_id
         self._net: defaultdict[tuple[str, str], int] = defaultdict(int)
 
     def run_once(self) -> IndexReport:
@@ -75,7 +104,7 @@ class Indexer(OnOneChain):
         head, chain_id = self.rpc.block_number(), self.chain_id  # no RPC inside a transaction
         with unit_of_work(self.engine, write=False) as session:
             indexed = repo.cursor_block(session, self.token)
-            start = window_start(indexed, head, self.deployment_block, self.reorg_depth)
+            start = self.window_start(indexed, head)
             below = None if indexed is None else repo.last_transfer_below(session, start)
         if below is not None and self.rpc.block_hash(below[0]) != below[1]:
             log.warning(
@@ -138,17 +167,12 @@ class Indexer(OnOneChain):
 
 def from_settings(engine: Engine | None = None) -> Indexer:
     """An Indexer for the configured database, chain and deployment."""
-    from ledger.chain.deployment import load_addresses
-    from ledger.db import get_engine
-    from ledger.settings import get_settings
-
-    settings = get_settings()
-    addresses = load_addresses(settings.resolved_deployment_file)
+    engine, rpc, addresses, reorg_depth = configured_deployment(engine)
     return Indexer(
-        engine or get_engine(),
-        JsonRpc.from_settings(settings),
+        engine,
+        rpc,
         addresses.card_token,
         addresses.deployment_block,
-        settings.indexer_reorg_depth,
+        reorg_depth,
         addresses.chain_id,
     )

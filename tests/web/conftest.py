@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,8 +23,7 @@ from eth_account import Account
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
-from ledger.devstack.ports import free_port
-from tests.ledger.cli.test_run_command import wait_for
+from tests.fixtures.stack import stack_env, start_run, stop_stack
 
 REPO = Path(__file__).resolve().parents[2]
 WALLET_JS = (Path(__file__).parent / "wallet.js").read_text()
@@ -61,35 +58,13 @@ class Stack:
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """`metaledger run` as `make run` starts it (free ports, batches closing after 2 s)."""
     tmp = tmp_path_factory.mktemp("web-stack")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
-    env.update(
-        METALEDGER_ANVIL_PORT=str(free_port()),
-        METALEDGER_REDIS_PORT=str(free_port()),
-        METALEDGER_API_PORT=str(free_port()),
-        METALEDGER_BATCH_MAX_SECONDS="2",
-    )
     data, log = tmp / "data", tmp / "run.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ledger.cli", "run", "--data-dir", str(data)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+    process = start_run(data, log, stack_env(batch_max_seconds="2"), 180)
     try:
-        wait_for(lambda: "Press Ctrl-C to stop." in log.read_text(), 180, "the stack", log)
         info = json.loads((data / "stack.json").read_text())
         yield Stack(info["api_url"], info["rpc_url"], data, log)
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGINT)
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop_stack(process, grace=30)
 
 
 def chromium_launch() -> tuple[str, list[str]]:

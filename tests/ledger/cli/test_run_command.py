@@ -16,10 +16,8 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,9 +26,10 @@ import pytest
 
 from ledger.client.wallet import DEV_KEY_WARNING
 from ledger.devstack.demo import DEMO_KEYS
-from ledger.devstack.ports import free_port, is_free
+from ledger.devstack.ports import is_free
 from ledger.devstack.stack import server_command
 from tests.fixtures.cli import run_cli
+from tests.fixtures.stack import stack_env, start_run, stop_stack, wait_for
 
 pytestmark = [pytest.mark.chain, pytest.mark.slow]
 
@@ -59,20 +58,6 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
-def wait_for(condition: Callable[[], object], timeout: float, what: str, log: Path) -> object:
-    """Poll until `condition()` is truthy; fail with the stack's output otherwise."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"timed out waiting for {what}; output:\n{log.read_text()[-4000:]}"
-            )
-        time.sleep(0.2)
 
 
 class HtmlServer(http.server.ThreadingHTTPServer):
@@ -131,52 +116,12 @@ class RunningStack:
         return matches[0]
 
 
-def stack_env(**settings: str) -> dict[str, str]:
-    """This process's environment without its METALEDGER_ settings, with free ports for Anvil,
-    Redis and the API, and `settings` (name=value for METALEDGER_<NAME>=value)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("METALEDGER_")}
-    ports = {name: str(free_port()) for name in ("anvil_port", "redis_port", "api_port")}
-    env.update({f"METALEDGER_{k.upper()}": v for k, v in {**ports, **settings}.items()})
-    return env
-
-
-def stop_stack(process: subprocess.Popen[bytes], grace: float = 0) -> None:
-    """Stop the stack's process group: Ctrl-C and up to `grace` seconds to finish, then (or at
-    once, without a grace) SIGKILL."""
-    if process.poll() is not None:
-        return
-    if grace:
-        os.killpg(process.pid, signal.SIGINT)
-        try:
-            process.wait(grace)
-            return
-        except subprocess.TimeoutExpired:
-            pass
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-
-
 def launch_stack(tmp: Path, env: dict[str, str], taken_port: int = 0) -> RunningStack:
     """`metaledger run --data-dir <tmp>/data` as a subprocess in its own process group, once it
     says it is running."""
     data, log, elsewhere = tmp / "data", tmp / "run.log", tmp / "elsewhere"
     elsewhere.mkdir()
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "ledger.cli", "run", "--data-dir", str(data)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group, as a shell job has
-        )
-    running = RunningStack(process, data, log, elsewhere, env, taken_port)
-    try:
-        wait_for(lambda: "Press Ctrl-C to stop." in log.read_text(), 150, "the stack", log)
-    except AssertionError:
-        stop_stack(process)
-        raise
-    return running
+    return RunningStack(start_run(data, log, env, 150), data, log, elsewhere, env, taken_port)
 
 
 @pytest.fixture(scope="module")

@@ -19,13 +19,8 @@ from eth_account import Account
 from engine import get_game
 from ledger.devstack.demo import DEMO_KEYS
 from ledger.protocol.tokenids import token_id
-from tests.ledger.cli.test_run_command import (
-    RunningStack,
-    launch_stack,
-    stack_env,
-    stop_stack,
-    wait_for,
-)
+from tests.fixtures.stack import stack_env, stop_stack, wait_for
+from tests.ledger.cli.test_run_command import RunningStack, launch_stack
 
 pytestmark = pytest.mark.chain
 
