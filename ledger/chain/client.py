@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,9 @@ from ledger.chain.contracts import CardToken, eip1271_accepts
 from ledger.chain.deployment import ContractAddresses, load_addresses
 from ledger.chain.transport import BlockRef, JsonRpc
 from ledger.errors import ConfigurationError
+
+#: how many recent block ranges' transfer logs the client keeps (each for `head_ttl` seconds)
+TRANSFER_RANGES_KEPT = 16
 
 if TYPE_CHECKING:
     from ledger.settings import Settings
@@ -33,6 +37,11 @@ class ChainClient:
         self._head: tuple[float, BlockRef] | None = None
         self._head_lock = threading.Lock()
         self._code: dict[str, bool] = {}
+        #: (from, to) -> (when read, rows): the transfer logs of a block range, for `head_ttl`
+        self._transfers: OrderedDict[tuple[int, int], tuple[float, list[dict[str, Any]]]] = (
+            OrderedDict()
+        )
+        self._transfers_lock = threading.Lock()
 
     @property
     def rpc_url(self) -> str:
@@ -61,6 +70,13 @@ class ChainClient:
     def chain_id(self) -> int:
         """The node's chain id."""
         return self.rpc.chain_id()
+
+    def cached_head(self) -> BlockRef | None:
+        """The head block if it was read less than `head_ttl` seconds ago (no I/O), else None."""
+        cached = self._head
+        if cached is not None and time.monotonic() - cached[0] < self.head_ttl:
+            return cached[1]
+        return None
 
     def head(self, fresh: bool = False) -> BlockRef:
         """The latest block, cached for `head_ttl` seconds (the pin of ownership checks)."""

@@ -25,10 +25,10 @@ from functools import lru_cache
 from typing import Any, ClassVar, Protocol, Self
 
 from eth_abi import encode
-from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
 
-from ledger.protocol.hexcodec import bytes32, to_hex
+from ledger.protocol.hexcodec import bytes32, checksum_address, to_hex
+from ledger.protocol.keccak import keccak
 from ledger.protocol.signatures import recover_digest_signer, sign_digest
 
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
@@ -137,7 +137,7 @@ class TypedStruct:
             if kind == "bytes32":
                 object.__setattr__(self, attribute.name, bytes32(value, attribute.name))
             elif kind == "address":
-                object.__setattr__(self, attribute.name, to_checksum_address(value))
+                object.__setattr__(self, attribute.name, checksum_address(value))
             elif kind.startswith("uint"):
                 bits = int(kind[4:] or 256)
                 if (
