@@ -36,6 +36,7 @@ class ChainClient:
         self._reads = BalanceCoalescer(self.token.balances)
         self._head: tuple[float, BlockRef] | None = None
         self._head_lock = threading.Lock()
+        self._refreshing = False
         self._code: dict[str, bool] = {}
         #: (from, to) -> (when read, rows): the transfer logs of a block range, for `head_ttl`
         self._transfers: OrderedDict[tuple[int, int], tuple[float, list[dict[str, Any]]]] = (
@@ -72,11 +73,27 @@ class ChainClient:
         return self.rpc.chain_id()
 
     def cached_head(self) -> BlockRef | None:
-        """The head block if it was read less than `head_ttl` seconds ago (no I/O), else None."""
+        """The head block if it was read less than `head_ttl` seconds ago (no I/O), else None.
+        Past half its TTL, one background thread reads the next head meanwhile, so that a busy
+        API's requests seldom wait for the node at the end of a TTL."""
         cached = self._head
-        if cached is not None and time.monotonic() - cached[0] < self.head_ttl:
-            return cached[1]
-        return None
+        if cached is None:
+            return None
+        age = time.monotonic() - cached[0]
+        if age >= self.head_ttl:
+            return None
+        if age >= self.head_ttl / 2 and not self._refreshing:
+            self._refreshing = True
+            threading.Thread(target=self._refresh_head, daemon=True).start()
+        return cached[1]
+
+    def _refresh_head(self) -> None:
+        try:
+            self.head(fresh=True)
+        except Exception:
+            pass
+        finally:
+            self._refreshing = False
 
     def head(self, fresh: bool = False) -> BlockRef:
         """The latest block, cached for `head_ttl` seconds (the pin of ownership checks)."""
