@@ -149,8 +149,21 @@ class ChainClient:
 
     def transfers(self, from_block: int, to_block: int) -> list[dict[str, Any]]:
         """The CardToken's TransferSingle / TransferBatch rows in [from_block, to_block], read in
-        eth_getLogs chunks, in log order."""
-        return self.token.transfers(from_block, to_block)
+        eth_getLogs chunks, in log order. A range read less than `head_ttl` seconds ago is
+        answered from memory (registrations within one head pin ask for the same range)."""
+        key = (from_block, to_block)
+        now = time.monotonic()
+        with self._transfers_lock:
+            hit = self._transfers.get(key)
+            if hit is not None and now - hit[0] < self.head_ttl:
+                return hit[1]
+        rows = self.token.transfers(from_block, to_block)
+        with self._transfers_lock:
+            self._transfers[key] = (now, rows)
+            self._transfers.move_to_end(key)
+            while len(self._transfers) > TRANSFER_RANGES_KEPT:
+                self._transfers.popitem(last=False)
+        return rows
 
     def is_valid_signature_1271(self, wallet: str, digest: bytes, signature: bytes) -> bool:
         """EIP-1271: whether contract `wallet` accepts `signature` over `digest` (a revert or any
