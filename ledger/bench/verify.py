@@ -92,6 +92,7 @@ def _make_bundles(folder: Path, count: int, wallets: int, batch_size: int) -> di
     ).run_until_idle(force=True)
     folder.mkdir(parents=True, exist_ok=True)
     actions = 0
+    leaf_lists: dict[int, list[dict[str, Any]]] = {}  # each batch's list read once, not per bundle
     with unit_of_work(engine, write=False) as db:
         for n, match_id in enumerate(ids):
             bundle = export_bundle(
@@ -99,6 +100,7 @@ def _make_bundles(folder: Path, count: int, wallets: int, batch_size: int) -> di
                 match_id,
                 card_token=addresses.card_token,
                 deployment_block=addresses.deployment_block,
+                leaf_lists=leaf_lists,
             )
             actions += len(bundle["transcript"]["entries"])
             (folder / f"bundle-{n:05d}.json").write_text(json.dumps(bundle, sort_keys=True))
