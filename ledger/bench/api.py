@@ -35,7 +35,14 @@ from typing import Any
 import httpx
 
 from ledger.bench.apistack import GAME, BenchStack, Server
-from ledger.bench.loadgen import HttpStatusError, JsonClient, Tally, closed_loop, echo_loop
+from ledger.bench.loadgen import (
+    HttpStatusError,
+    JsonClient,
+    Tally,
+    closed_loop,
+    echo_loop,
+    request_loop,
+)
 from ledger.bench.matchplay import Seat, human_loop
 
 
@@ -131,25 +138,10 @@ def _closed_loop(
     """`clients` closed-loop registration clients of the load generator for `seconds`."""
     body = {"game": GAME, "cards": deck}
 
-    def loop(k: int, stop_at: float, tally: Tally, lock: threading.Lock) -> None:
-        client = JsonClient(url)
-        done = errors = 0
-        try:
-            client.request("GET", "/healthz", ok=(200, 503))  # connect outside the count
-            while time.perf_counter() < stop_at:
-                token = tokens[(k * 7919 + done + errors) % len(tokens)]
-                try:
-                    client.request("POST", "/decks", body, token, ok=(201,))
-                    done += 1
-                except (HttpStatusError, OSError):
-                    errors += 1
-        finally:
-            client.close()
-        with lock:
-            tally.done += done
-            tally.errors += errors
-            tally.requests += client.requests
+    def register(client: JsonClient, k: int, n: int) -> None:
+        client.request("POST", "/decks", body, tokens[(k * 7919 + n) % len(tokens)], ok=(201,))
 
+    loop = request_loop(url, lambda c: c.request("GET", "/healthz", ok=(200, 503)), register)
     tally = closed_loop(clients, seconds, loop)
     return {
         "deck_verify_max_per_s": tally.per_s,

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +23,7 @@ from ledger.settings import Settings
 from tests.api.conftest import start_duel
 from tests.api.helpers import acknowledge, play_out
 from tests.ledger.anchor_support import anchor_pending
+from tests.ledger.audit.test_verify_bulk import _verify
 
 pytestmark = pytest.mark.chain
 
@@ -50,16 +48,6 @@ def _batch_of_two(
     assert bundles[0]["anchor"]["batch_id"] == bundles[1]["anchor"]["batch_id"]
     assert len(bundles[0]["batch_leaves"]) == 2
     return bundles
-
-
-def _verify(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ledger.cli", "verify", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "COLUMNS": "200"},
-    )
 
 
 def _exported(folder: Path, name: str, bundle: Any) -> Path:
