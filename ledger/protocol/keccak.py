@@ -26,32 +26,42 @@ def _sponge_functions() -> tuple[Callable[..., int], ...] | None:
     if not isinstance(lib, ctypes.CDLL):  # the cffi backend: keep eth-hash's path
         return None
     lib = ctypes.CDLL(lib._name)  # its own function objects: pycryptodome's keep their types
-    init, absorb, digest, reset = (
+    init, absorb, digest, reset, destroy = (
         lib.keccak_init,
         lib.keccak_absorb,
         lib.keccak_digest,
         lib.keccak_reset,
+        lib.keccak_destroy,
     )
     init.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_ubyte]
     absorb.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
     digest.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_ubyte]
     reset.argtypes = [ctypes.c_void_p]
-    for fn in (init, absorb, digest, reset):
+    destroy.argtypes = [ctypes.c_void_p]
+    for fn in (init, absorb, digest, reset, destroy):
         fn.restype = ctypes.c_int
-    return init, absorb, digest, reset
+    return init, absorb, digest, reset, destroy
 
 
 _SPONGE = _sponge_functions()
 
 
-def _state() -> tuple[ctypes.c_void_p, ctypes.Array[ctypes.c_char]]:
-    """This thread's sponge (capacity 512 bits, 24 rounds: Keccak-256) and output buffer."""
-    assert _SPONGE is not None
-    state = ctypes.c_void_p()
-    if _SPONGE[0](ctypes.byref(state), 64, 24):
-        raise MemoryError("keccak_init failed")
-    _local.sponge = (state, ctypes.create_string_buffer(32))
-    return _local.sponge  # type: ignore[no-any-return]
+class _Sponge:
+    """One thread's sponge state (capacity 512 bits, 24 rounds: Keccak-256) and output buffer;
+    the C state is freed with the thread's local storage."""
+
+    __slots__ = ("out", "state")
+
+    def __init__(self) -> None:
+        assert _SPONGE is not None
+        self.state = ctypes.c_void_p()
+        if _SPONGE[0](ctypes.byref(self.state), 64, 24):
+            raise MemoryError("keccak_init failed")
+        self.out = ctypes.create_string_buffer(32)
+
+    def __del__(self) -> None:
+        if _SPONGE is not None and self.state:
+            _SPONGE[4](self.state)
 
 
 def keccak(data: bytes) -> bytes:
@@ -60,11 +70,11 @@ def keccak(data: bytes) -> bytes:
         return bytes(_eth_hash_keccak(data))
     if type(data) is not bytes:
         data = bytes(data)
-    try:
-        state, out = _local.sponge
-    except AttributeError:
-        state, out = _state()
-    _init, absorb, digest, reset = _SPONGE
+    sponge: _Sponge | None = getattr(_local, "sponge", None)
+    if sponge is None:
+        sponge = _local.sponge = _Sponge()
+    state, out = sponge.state, sponge.out
+    _init, absorb, digest, reset, _destroy = _SPONGE
     if absorb(state, data, len(data)) or digest(state, out, 32, 1):
         reset(state)
         raise ValueError("keccak256 failed")
