@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,24 @@ if TYPE_CHECKING:
     from ledger.settings import Settings
 
 
+def _refresh_heads(client_ref: weakref.ref[ChainClient], wake: threading.Event) -> None:
+    """The head refresher of one client: read the next head each time it is woken, until the
+    client is closed or gone."""
+    while True:
+        wake.wait()
+        wake.clear()
+        client = client_ref()
+        if client is None or client._closed:
+            return
+        try:
+            client.head(fresh=True)
+        except Exception:  # the next request that needs the head reads it itself
+            pass
+        finally:
+            client._refreshing = False
+        del client
+
+
 class ChainClient:
     """Chain reads for the API. Thread-safe; one keep-alive connection per thread."""
 
@@ -37,6 +56,9 @@ class ChainClient:
         self._head: tuple[float, BlockRef] | None = None
         self._head_lock = threading.Lock()
         self._refreshing = False
+        self._closed = False
+        self._wake = threading.Event()
+        self._refresher: threading.Thread | None = None
         self._code: dict[str, bool] = {}
         #: (from, to) -> (when read, rows): the transfer logs of a block range, for `head_ttl`
         self._transfers: OrderedDict[tuple[int, int], tuple[float, list[dict[str, Any]]]] = (
@@ -66,6 +88,8 @@ class ChainClient:
 
     def close(self) -> None:
         """Close every connection this client opened (in any thread)."""
+        self._closed = True
+        self._wake.set()  # the head refresher ends
         self.rpc.close()
 
     def chain_id(self) -> int:
@@ -84,16 +108,17 @@ class ChainClient:
             return None
         if age >= self.head_ttl / 2 and not self._refreshing:
             self._refreshing = True
-            threading.Thread(target=self._refresh_head, daemon=True).start()
+            if self._refresher is None:
+                # one long-lived thread (the transport keeps a connection per thread)
+                self._refresher = threading.Thread(
+                    target=_refresh_heads,
+                    args=(weakref.ref(self), self._wake),
+                    daemon=True,
+                    name="chain-head",
+                )
+                self._refresher.start()
+            self._wake.set()
         return cached[1]
-
-    def _refresh_head(self) -> None:
-        try:
-            self.head(fresh=True)
-        except Exception:
-            pass
-        finally:
-            self._refreshing = False
 
     def head(self, fresh: bool = False) -> BlockRef:
         """The latest block, cached for `head_ttl` seconds (the pin of ownership checks)."""

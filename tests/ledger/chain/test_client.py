@@ -113,4 +113,13 @@ def test_a_transfer_range_and_the_head_are_read_once_per_ttl(
     while client._refreshing and time.monotonic() < deadline:
         time.sleep(0.01)
     assert client.cached_head() is not None and not client._refreshing
+    client.head_ttl = 0.02  # many refreshes: one refresher thread, so one connection for them
+    for _ in range(40):
+        client.cached_head() or client.head()
+        time.sleep(0.015)
+    assert len(client.rpc._connections) <= 2, len(client.rpc._connections)
+    refresher = client._refresher
     client.close()
+    assert refresher is not None
+    refresher.join(timeout=5)
+    assert not refresher.is_alive()
