@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ledger.audit.batches import BatchMemo
 from ledger.audit.verify import run_checks
 from ledger.chain.snapshot import SnapshotRpc
 from ledger.chain.transport import JsonRpc
@@ -62,6 +63,7 @@ class _Worker:
     limits: JsonLimits
     api: str | None = None
     leaves: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    batches: BatchMemo = field(default_factory=BatchMemo)
 
     def batch_leaves(self, bundle: dict[str, Any]) -> list[dict[str, Any]] | None:
         """A format-1 bundle's batch leaf list from the API (read once per batch), if asked."""
@@ -76,10 +78,12 @@ class _Worker:
 
     def verify(self, path: Path) -> BundleOutcome:
         try:
-            bundle = load_bundle(path, self.limits)
+            bundle = load_bundle(path, self.limits, self.batches.parse, self.batches.check_shape)
         except (InvalidInput, PayloadTooLarge) as exc:
             return BundleOutcome(str(path), False, detail=str(exc), malformed=True)
-        checks = run_checks(bundle, self.rpc, self.batch_leaves(bundle))
+        checks = run_checks(
+            bundle, self.rpc, self.batch_leaves(bundle), self.batches, shape_checked=True
+        )
         failed = [c for c in checks if not c.ok]
         if not failed:
             return BundleOutcome(str(path), True)

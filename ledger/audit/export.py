@@ -54,11 +54,19 @@ def _batch_fields(batch: Batch) -> dict[str, Any]:
 
 
 def export_bundle(
-    session: Session, match_id: str, *, card_token: str, deployment_block: int
+    session: Session,
+    match_id: str,
+    *,
+    card_token: str,
+    deployment_block: int,
+    leaf_lists: dict[int, list[dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
     """The bundle of a match whose result is anchored and confirmed.
 
     NotFound if there is no such match or result; Conflict while the result is not yet anchored.
+    `leaf_lists` (batch id -> leaf list) keeps each batch's leaf list for the next bundles of
+    the same batch when many are exported in one go (the list is read once per batch, not once
+    per bundle).
     """
     match = matches.get_match(session, match_id)
     if match is None:
@@ -125,10 +133,15 @@ def export_bundle(
             for s in seats
             if s.end_acknowledgement is not None
         ]
-        bundle["batch_leaves"] = [
-            {"tree_index": proof.tree_index, "result": _message(result)}
-            for proof, result in anchoring.batch_leaves(session, batch.id)
-        ]
+        leaves = None if leaf_lists is None else leaf_lists.get(batch.id)
+        if leaves is None:
+            leaves = [
+                {"tree_index": proof.tree_index, "result": _message(result)}
+                for proof, result in anchoring.batch_leaves(session, batch.id)
+            ]
+            if leaf_lists is not None:
+                leaf_lists[batch.id] = leaves
+        bundle["batch_leaves"] = leaves
     return bundle
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ledger.audit.batches import BatchMemo, LeafList
 from ledger.audit.checks import (
     CHECKS,
     END_REASONS,
@@ -50,9 +51,14 @@ __all__ = ["CHECKS", "END_REASONS", "UNSIGNED", "Check", "run_checks", "verify_b
 
 class _Verifier:
     def __init__(
-        self, bundle: dict[str, Any], rpc: JsonRpc, leaves: list[dict[str, Any]] | None = None
+        self,
+        bundle: dict[str, Any],
+        rpc: JsonRpc,
+        leaves: list[dict[str, Any]] | None = None,
+        batches: BatchMemo | None = None,
     ) -> None:
         self.b = bundle
+        self.batches = batches
         self.rpc = rpc
         self.t: dict[str, Any] = bundle["transcript"]
         self.signed = self.t.get("format") == TRANSCRIPT_FORMAT_2
@@ -682,30 +688,29 @@ class _Verifier:
                 "not checked: no leaf list (a format-1 bundle; pass --api URL to read GET /batches/{id})"
             )
         chain_id, contract = int(self.domain["chainId"]), self.domain["verifyingContract"]
-        digests = []
+        if self.batches is not None:
+            leaf_list = self.batches.leaf_list(self.leaves, chain_id, contract)
+        else:
+            leaf_list = LeafList.of(self.leaves, chain_id, contract)
+        digests = leaf_list.digests
         mine = self.digest()
         match_id = self.msg["matchId"].lower()
-        for leaf in self.leaves:
-            message = leaf["result"]
-            struct = eip712.MatchResult.from_message(message)
-            digests.append(eip712.result_digest(struct, chain_id, contract))
-            if message["matchId"].lower() == match_id:
-                _require(
-                    digests[-1] == mine,
-                    f"another result for match {match_id} is in batch {self.anchor['batch_id']}",
-                )
-        _require(digests.count(mine) == 1, "the result is not exactly once in the leaf list")
+        for digest in leaf_list.by_match.get(match_id, []):
+            _require(
+                digest == mine,
+                f"another result for match {match_id} is in batch {self.anchor['batch_id']}",
+            )
+        _require(leaf_list.counts[mine] == 1, "the result is not exactly once in the leaf list")
         _require(
             len(digests) == int(self.anchor["count"]), "the leaf list is not the batch's count"
         )
-        tree = merkle.build(digests)
         batch_id = int(self.anchor["batch_id"])
         _require(
-            tree.root == self.ledger.batch_root(batch_id),
+            leaf_list.root == self.ledger.batch_root(batch_id),
             f"the leaf list does not recompute batch {batch_id}'s on-chain root",
         )
         _require(
-            tree.tree_index[digests.index(mine)] == int(self.anchor["tree_index"]),
+            leaf_list.tree_index[leaf_list.positions[mine]] == int(self.anchor["tree_index"]),
             "the bundle's tree_index is not the result's place in the tree",
         )
         return (
@@ -739,12 +744,19 @@ def verify_bundle(
 
 
 def run_checks(
-    bundle: dict[str, Any], rpc: JsonRpc, leaves: list[dict[str, Any]] | None = None
+    bundle: dict[str, Any],
+    rpc: JsonRpc,
+    leaves: list[dict[str, Any]] | None = None,
+    batches: BatchMemo | None = None,
+    shape_checked: bool = False,
 ) -> list[Check]:
-    """Every check on `bundle` over an open (possibly shared) transport, one per CHECKS name."""
+    """Every check on `bundle` over an open (possibly shared) transport, one per CHECKS name
+    (`batches`: a bulk audit's memo of what the bundles of a batch share; `shape_checked`: the
+    bundle comes from `load_bundle`, which checked its shape)."""
     try:
-        check_shape(bundle)
-        verifier = _Verifier(bundle, rpc, leaves)
+        if not shape_checked:
+            check_shape(bundle)
+        verifier = _Verifier(bundle, rpc, leaves, batches)
     except (InvalidInput, KeyError, TypeError, AttributeError, ValueError) as exc:
         reason = exc.detail if isinstance(exc, InvalidInput) else f"malformed bundle: {exc!r}"
         return [Check("bundle-format", False, reason)] + [

@@ -35,7 +35,14 @@ from typing import Any
 import httpx
 
 from ledger.bench.apistack import GAME, BenchStack, Server
-from ledger.bench.loadgen import Tally, closed_loop, echo_loop
+from ledger.bench.loadgen import (
+    HttpStatusError,
+    JsonClient,
+    Tally,
+    closed_loop,
+    echo_loop,
+    request_loop,
+)
 from ledger.bench.matchplay import Seat, human_loop
 
 
@@ -64,39 +71,40 @@ def _open_loop(
     url: str, tokens: list[str], deck: dict[str, int], seconds: float, rate: float
 ) -> dict[str, Any]:
     """Send at a steady rate regardless of responses; latency from the scheduled time (after
-    a short warm-up at the same rate whose latencies are not counted)."""
+    a short warm-up at the same rate whose latencies are not counted). Each sender thread has
+    its own keep-alive connection of the load generator (`JsonClient`)."""
     total = int(seconds * rate)
     latencies: list[float] = []
     errors = 0
     lock = threading.Lock()
     body = {"game": GAME, "cards": deck}
-    # one thread-safe client with a pool of keep-alive connections (creating a client per
-    # thread costs ~30 ms of CPU each, which would show up as server latency)
-    shared = httpx.Client(
-        base_url=url,
-        timeout=30,
-        limits=httpx.Limits(max_connections=64, max_keepalive_connections=64),
-    )
+    local = threading.local()
+    clients: list[JsonClient] = []
 
-    def client() -> httpx.Client:
-        return shared
+    def client() -> JsonClient:
+        found: JsonClient | None = getattr(local, "client", None)
+        if found is None:
+            found = local.client = JsonClient(url)
+            with lock:
+                clients.append(found)
+        return found
 
     start = time.perf_counter() + 0.2
 
     def send(i: int) -> None:
-        if i < 0:  # warm-up request: fills the client's and the server's connection pools
-            client().post(
-                "/decks", json=body, headers={"Authorization": f"Bearer {tokens[-i % len(tokens)]}"}
-            )
-            return
         nonlocal errors
+        token = tokens[(-i if i < 0 else i) % len(tokens)]
         scheduled = start + i / rate
-        response = client().post(
-            "/decks", json=body, headers={"Authorization": f"Bearer {tokens[i % len(tokens)]}"}
-        )
+        try:
+            client().request("POST", "/decks", body, token, ok=(201,))
+            ok = True
+        except (HttpStatusError, OSError):
+            ok = False
+        if i < 0:  # warm-up request: fills the client's and the server's connection pools
+            return
         elapsed = (time.perf_counter() - scheduled) * 1000
         with lock:
-            if response.status_code == 201:
+            if ok:
                 latencies.append(elapsed)
             else:
                 errors += 1
@@ -113,7 +121,8 @@ def _open_loop(
             if delay > 0:
                 time.sleep(delay)
             pool.submit(send, i)
-    shared.close()
+    for c in clients:
+        c.close()
     return {
         "deck_verify_p50_ms": round(statistics.median(latencies), 2) if latencies else None,
         "deck_verify_p99_ms": round(_percentile(latencies, 99), 2),
@@ -126,37 +135,17 @@ def _open_loop(
 def _closed_loop(
     url: str, tokens: list[str], deck: dict[str, int], clients: int, seconds: float
 ) -> dict[str, Any]:
-    done = [0] * clients
-    errors = [0] * clients
+    """`clients` closed-loop registration clients of the load generator for `seconds`."""
     body = {"game": GAME, "cards": deck}
 
-    http = [httpx.Client(base_url=url, timeout=30) for _ in range(clients)]
-    for c in http:
-        c.get("/healthz")
-    stop_at = time.perf_counter() + seconds
+    def register(client: JsonClient, k: int, n: int) -> None:
+        client.request("POST", "/decks", body, tokens[(k * 7919 + n) % len(tokens)], ok=(201,))
 
-    def loop(k: int) -> None:
-        c = http[k]
-        while time.perf_counter() < stop_at:
-            token = tokens[(k * 7919 + done[k]) % len(tokens)]
-            r = c.post("/decks", json=body, headers={"Authorization": f"Bearer {token}"})
-            if r.status_code == 201:
-                done[k] += 1
-            else:
-                errors[k] += 1
-
-    t0 = time.perf_counter()
-    threads = [threading.Thread(target=loop, args=(k,)) for k in range(clients)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - t0
-    for c in http:
-        c.close()
+    loop = request_loop(url, lambda c: c.request("GET", "/healthz", ok=(200, 503)), register)
+    tally = closed_loop(clients, seconds, loop)
     return {
-        "deck_verify_max_per_s": round(sum(done) / elapsed, 1),
-        "deck_verify_closed_loop_errors": sum(errors),
+        "deck_verify_max_per_s": tally.per_s,
+        "deck_verify_closed_loop_errors": tally.errors,
     }
 
 

@@ -114,20 +114,25 @@ def closed_loop(
     return tally
 
 
-def echo_loop(base_url: str) -> Callable[[int, float, Tally, threading.Lock], None]:
-    """A closed-loop client of the bare baseline: POST a small JSON body, read the answer."""
-    body = {"action": ["pass"], "version": 7}
+def request_loop(
+    base_url: str,
+    first: Callable[[JsonClient], Any],
+    each: Callable[[JsonClient, int, int], Any],
+) -> Callable[[int, float, Tally, threading.Lock], None]:
+    """A closed-loop client of `closed_loop`: `first(client)` outside the count (it connects),
+    then `each(client, k, n)` (client k, n requests answered so far) until the stop time; an
+    unexpected status or a dropped connection is an error (the next request reconnects)."""
 
-    def loop(_k: int, stop_at: float, tally: Tally, lock: threading.Lock) -> None:
+    def loop(k: int, stop_at: float, tally: Tally, lock: threading.Lock) -> None:
         client = JsonClient(base_url)
         done = errors = 0
         try:
-            client.request("POST", "/echo", body)  # connect outside the count
+            first(client)
             while time.perf_counter() < stop_at:
                 try:
-                    client.request("POST", "/echo", body)
+                    each(client, k, done + errors)
                     done += 1
-                except HttpStatusError:
+                except (HttpStatusError, OSError):
                     errors += 1
         finally:
             client.close()
@@ -137,3 +142,13 @@ def echo_loop(base_url: str) -> Callable[[int, float, Tally, threading.Lock], No
             tally.requests += client.requests
 
     return loop
+
+
+def echo_loop(base_url: str) -> Callable[[int, float, Tally, threading.Lock], None]:
+    """A closed-loop client of the bare baseline: POST a small JSON body, read the answer."""
+    body = {"action": ["pass"], "version": 7}
+    return request_loop(
+        base_url,
+        lambda client: client.request("POST", "/echo", body),
+        lambda client, _k, _n: client.request("POST", "/echo", body),
+    )

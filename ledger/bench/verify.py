@@ -2,10 +2,11 @@
 
 1. its own Anvil (contracts deployed, a MetaX starter deck minted to a few wallets) and a
    SQLite database;
-2. `bundles` MetaX matches played through the API (`python -m api`; each wallet's registered
-   deck against the random bot, random legal moves signed by the session key, to the end),
-   their results signed by the API, anchored by the anchoring service (batches of
-   `batch_size`) and exported;
+2. `bundles` MetaX matches played through the API (`python -m api`, two processes on one port;
+   each of `wallets` client threads plays its registered deck against the random bot, random
+   legal moves signed by the session key, to the end), their results signed by the API,
+   anchored by the anchoring service (batches of `batch_size`) and exported (each batch's leaf
+   list read once);
 3. `metaledger verify <folder> --rpc URL` run as a subprocess, as an auditor runs it
    -> bundles_per_s (wall clock from start to exit, imports included), and one bundle alone
    with `metaledger verify FILE` -> single_bundle_seconds.
@@ -76,7 +77,9 @@ def _make_bundles(folder: Path, count: int, wallets: int, batch_size: int) -> di
     stack.start()
     t0 = time.perf_counter()
     url = stack.database("sqlite")
-    api = stack.api(url, api_access_log="false")
+    # two API processes on one port: the signed moves' hashing and signing of the two cores'
+    # worth of clients run side by side (SQLite writers queue on the shared write lock)
+    api = stack.api(url, processes=2, api_access_log="false")
     ids = _play_all(api.url, stack.keys, count)
     played = time.perf_counter() - t0
     api.stop()
@@ -92,6 +95,7 @@ def _make_bundles(folder: Path, count: int, wallets: int, batch_size: int) -> di
     ).run_until_idle(force=True)
     folder.mkdir(parents=True, exist_ok=True)
     actions = 0
+    leaf_lists: dict[int, list[dict[str, Any]]] = {}  # each batch's list read once, not per bundle
     with unit_of_work(engine, write=False) as db:
         for n, match_id in enumerate(ids):
             bundle = export_bundle(
@@ -99,6 +103,7 @@ def _make_bundles(folder: Path, count: int, wallets: int, batch_size: int) -> di
                 match_id,
                 card_token=addresses.card_token,
                 deployment_block=addresses.deployment_block,
+                leaf_lists=leaf_lists,
             )
             actions += len(bundle["transcript"]["entries"])
             (folder / f"bundle-{n:05d}.json").write_text(json.dumps(bundle, sort_keys=True))
@@ -123,7 +128,7 @@ def _verify_seconds(targets: list[str], rpc_url: str, jobs: int) -> tuple[float,
 
 
 def run(
-    bundles: int = 1000, wallets: int = 8, batch_size: int = 1024, jobs: int = 0
+    bundles: int = 1000, wallets: int = 12, batch_size: int = 1024, jobs: int = 0
 ) -> dict[str, Any]:
     """Make the bundles, verify them in bulk and one alone; the figures."""
     tmp = Path(tempfile.mkdtemp(prefix="metaledger-bench-verify-"))

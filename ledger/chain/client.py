@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,8 +19,29 @@ from ledger.chain.deployment import ContractAddresses, load_addresses
 from ledger.chain.transport import BlockRef, JsonRpc
 from ledger.errors import ConfigurationError
 
+#: how many recent block ranges' transfer logs the client keeps (each for `head_ttl` seconds)
+TRANSFER_RANGES_KEPT = 16
+
 if TYPE_CHECKING:
     from ledger.settings import Settings
+
+
+def _refresh_heads(client_ref: weakref.ref[ChainClient], wake: threading.Event) -> None:
+    """The head refresher of one client: read the next head each time it is woken, until the
+    client is closed or gone."""
+    while True:
+        wake.wait()
+        wake.clear()
+        client = client_ref()
+        if client is None or client._closed:
+            return
+        try:
+            client.head(fresh=True)
+        except Exception:  # the next request that needs the head reads it itself
+            pass
+        finally:
+            client._refreshing = False
+        del client
 
 
 class ChainClient:
@@ -32,7 +55,16 @@ class ChainClient:
         self._reads = BalanceCoalescer(self.token.balances)
         self._head: tuple[float, BlockRef] | None = None
         self._head_lock = threading.Lock()
+        self._refreshing = False
+        self._closed = False
+        self._wake = threading.Event()
+        self._refresher: threading.Thread | None = None
         self._code: dict[str, bool] = {}
+        #: (from, to) -> (when read, rows): the transfer logs of a block range, for `head_ttl`
+        self._transfers: OrderedDict[tuple[int, int], tuple[float, list[dict[str, Any]]]] = (
+            OrderedDict()
+        )
+        self._transfers_lock = threading.Lock()
 
     @property
     def rpc_url(self) -> str:
@@ -56,11 +88,37 @@ class ChainClient:
 
     def close(self) -> None:
         """Close every connection this client opened (in any thread)."""
+        self._closed = True
+        self._wake.set()  # the head refresher ends
         self.rpc.close()
 
     def chain_id(self) -> int:
         """The node's chain id."""
         return self.rpc.chain_id()
+
+    def cached_head(self) -> BlockRef | None:
+        """The head block if it was read less than `head_ttl` seconds ago (no I/O), else None.
+        Past half its TTL, one background thread reads the next head meanwhile, so that a busy
+        API's requests seldom wait for the node at the end of a TTL."""
+        cached = self._head
+        if cached is None:
+            return None
+        age = time.monotonic() - cached[0]
+        if age >= self.head_ttl:
+            return None
+        if age >= self.head_ttl / 2 and not self._refreshing:
+            self._refreshing = True
+            if self._refresher is None:
+                # one long-lived thread (the transport keeps a connection per thread)
+                self._refresher = threading.Thread(
+                    target=_refresh_heads,
+                    args=(weakref.ref(self), self._wake),
+                    daemon=True,
+                    name="chain-head",
+                )
+                self._refresher.start()
+            self._wake.set()
+        return cached[1]
 
     def head(self, fresh: bool = False) -> BlockRef:
         """The latest block, cached for `head_ttl` seconds (the pin of ownership checks)."""
@@ -116,8 +174,21 @@ class ChainClient:
 
     def transfers(self, from_block: int, to_block: int) -> list[dict[str, Any]]:
         """The CardToken's TransferSingle / TransferBatch rows in [from_block, to_block], read in
-        eth_getLogs chunks, in log order."""
-        return self.token.transfers(from_block, to_block)
+        eth_getLogs chunks, in log order. A range read less than `head_ttl` seconds ago is
+        answered from memory (registrations within one head pin ask for the same range)."""
+        key = (from_block, to_block)
+        now = time.monotonic()
+        with self._transfers_lock:
+            hit = self._transfers.get(key)
+            if hit is not None and now - hit[0] < self.head_ttl:
+                return hit[1]
+        rows = self.token.transfers(from_block, to_block)
+        with self._transfers_lock:
+            self._transfers[key] = (now, rows)
+            self._transfers.move_to_end(key)
+            while len(self._transfers) > TRANSFER_RANGES_KEPT:
+                self._transfers.popitem(last=False)
+        return rows
 
     def is_valid_signature_1271(self, wallet: str, digest: bytes, signature: bytes) -> bool:
         """EIP-1271: whether contract `wallet` accepts `signature` over `digest` (a revert or any

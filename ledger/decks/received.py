@@ -33,6 +33,72 @@ class Hold:
     holder: str
     pin: int
     copies: int
+    #: the hash of block `pin`
+    pin_hash: str = ""
+
+
+@dataclass(frozen=True)
+class Holds:
+    """What other wallets' started matches hold of the cards a deck needs (from the database):
+    token id (hex) -> its holds, and the card id of each token."""
+
+    by_token: dict[str, list[Hold]]
+    cards: dict[str, str]
+
+
+def started_holds(
+    db: Session, game: Game, required: Mapping[str, int], exclude_match: str | None = None
+) -> Holds:
+    """The holds of started matches of `game` on the cards `required`."""
+    ids = token_ids(game.name)
+    wanted = {uint256_hex(ids[c]): c for c in required if c in ids}
+    holds: dict[str, list[Hold]] = defaultdict(list)
+    for match_id, holder, number, block_hash, cards in repo.started_seat_cards(db, game=game.name):
+        if match_id == exclude_match:
+            continue
+        for card, copies in game.required_tokens(cards).items():
+            if card in required and copies > 0 and card in ids:
+                hold = Hold(match_id, holder, number, copies, block_hash)
+                holds[uint256_hex(ids[card])].append(hold)
+    return Holds(dict(holds), wanted)
+
+
+def copies_received(
+    ctx: Context, holds: Holds, owner: str, pin: BlockRef
+) -> dict[str, dict[str, int]]:
+    """card id -> {match id: copies} of the `holds` pinned before `pin` that reached `owner` by
+    `pin` (the Transfer logs since the oldest holding pin, and the senders' balances at it)."""
+    by_token = {
+        t: [h for h in token_holds if h.pin < pin.number]
+        for t, token_holds in holds.by_token.items()
+    }
+    by_token = {t: token_holds for t, token_holds in by_token.items() if token_holds}
+    if not by_token:
+        return {}
+    first = min((h for token_holds in by_token.values() for h in token_holds), key=lambda h: h.pin)
+    oldest = BlockRef(first.pin, first.pin_hash)
+    rows = [
+        r for r in ctx.chain.transfers(oldest.number + 1, pin.number) if r["token_id"] in by_token
+    ]
+    if not any(r["to_address"] == owner for r in rows):
+        return {}
+    pairs = sorted(
+        {(r["from_address"], r["token_id"]) for r in rows if r["from_address"] != ZERO_ADDRESS}
+    )
+    start = ctx.chain.balances([a for a, _t in pairs], [int(t, 16) for _a, t in pairs], oldest)
+    balances = dict(zip(pairs, start, strict=True))
+    out: dict[str, dict[str, int]] = {}
+    for token, token_holds in by_token.items():
+        token_rows = [r for r in rows if r["token_id"] == token]
+        at_owner = walk(
+            token_rows, token_holds, {a: n for (a, t), n in balances.items() if t == token}
+        )
+        foreign = {
+            m: n for (m, holder), n in at_owner.get(owner, {}).items() if holder != owner and n
+        }
+        if foreign:
+            out[holds.cards[token]] = foreign
+    return out
 
 
 def held_copies_received(
@@ -46,42 +112,7 @@ def held_copies_received(
 ) -> dict[str, dict[str, int]]:
     """card id -> {match id: copies} that `owner` holds at `pin` but other wallets' live matches
     hold (received after those matches' pins)."""
-    ids = token_ids(game.name)
-    wanted = {uint256_hex(ids[c]): c for c in required if c in ids}
-    holds: dict[str, list[Hold]] = defaultdict(list)
-    oldest: tuple[int, str] | None = None
-    for match_id, holder, number, block_hash, cards in repo.started_seat_cards(db, game=game.name):
-        if match_id == exclude_match or number >= pin.number:
-            continue
-        for card, copies in game.required_tokens(cards).items():
-            if card in required and copies > 0 and card in ids:
-                holds[uint256_hex(ids[card])].append(Hold(match_id, holder, number, copies))
-                if oldest is None or number < oldest[0]:
-                    oldest = (number, block_hash)
-    if oldest is None:
-        return {}
-    rows = [r for r in ctx.chain.transfers(oldest[0] + 1, pin.number) if r["token_id"] in holds]
-    if not any(r["to_address"] == owner for r in rows):
-        return {}
-    pairs = sorted(
-        {(r["from_address"], r["token_id"]) for r in rows if r["from_address"] != ZERO_ADDRESS}
-    )
-    start = ctx.chain.balances(
-        [a for a, _t in pairs], [int(t, 16) for _a, t in pairs], BlockRef(*oldest)
-    )
-    balances = dict(zip(pairs, start, strict=True))
-    out: dict[str, dict[str, int]] = {}
-    for token, token_holds in holds.items():
-        token_rows = [r for r in rows if r["token_id"] == token]
-        at_owner = walk(
-            token_rows, token_holds, {a: n for (a, t), n in balances.items() if t == token}
-        )
-        foreign = {
-            m: n for (m, holder), n in at_owner.get(owner, {}).items() if holder != owner and n
-        }
-        if foreign:
-            out[wanted[token]] = foreign
-    return out
+    return copies_received(ctx, started_holds(db, game, required, exclude_match), owner, pin)
 
 
 def walk(

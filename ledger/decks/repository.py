@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy import bindparam, insert, update
 from sqlalchemy import select as select_columns
-from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from ledger.db.models import (
@@ -16,11 +16,15 @@ from ledger.db.models import (
 )
 from ledger.db.models.matches import LIVE_STATUSES, MatchStatus
 
+_DECK_TABLE = DeckCommitment.__table__  # type: ignore[attr-defined]
+_INSERT_DECK = insert(_DECK_TABLE)
+_DECK_COLUMNS = tuple(c.name for c in _DECK_TABLE.columns)
+
 
 def add_deck(db: Session, deck: DeckCommitment) -> None:
-    """Store a deck commitment."""
-    db.add(deck)
-    db.flush()
+    """Store a deck commitment (one INSERT statement, without the ORM's unit-of-work flush: a
+    registration stores one row and reads it back from nowhere)."""
+    db.execute(_INSERT_DECK, {name: getattr(deck, name) for name in _DECK_COLUMNS})
 
 
 def get_deck(db: Session, deck_id: str) -> DeckCommitment | None:
@@ -38,23 +42,43 @@ def decks_of(db: Session, owner: str, limit: int = 100) -> Sequence[DeckCommitme
     ).all()
 
 
+# Built once (the deck registration runs both on every request): SQLAlchemy caches the
+# compiled form of a statement object, so only the parameters change per call.
+_LIVE_SEAT_CARDS = (
+    select_columns(col(MatchSeat.cards))
+    .join(Match, col(Match.id) == col(MatchSeat.match_id))
+    .where(
+        col(MatchSeat.address) == bindparam("owner"),
+        col(MatchSeat.is_bot).is_(False),
+        col(Match.game) == bindparam("game"),
+        col(Match.status).in_([s.value for s in LIVE_STATUSES]),
+        col(Match.id) != bindparam("exclude_match"),
+    )
+)
+_STARTED_SEAT_CARDS = (
+    select_columns(
+        col(Match.id),
+        col(MatchSeat.address),
+        col(Match.ownership_block),
+        col(Match.ownership_block_hash),
+        col(MatchSeat.cards),
+    )
+    .join(Match, col(Match.id) == col(MatchSeat.match_id))
+    .where(
+        col(MatchSeat.is_bot).is_(False),
+        col(Match.game) == bindparam("game"),
+        col(Match.status) == MatchStatus.ACTIVE.value,
+        col(Match.ownership_block).is_not(None),
+    )
+)
+
+
 def live_seat_cards(
     db: Session, owner: str, *, game: str, exclude_match: str | None = None
 ) -> list[dict[str, int]]:
     """The deck lists (card id -> copies) `owner` has in live matches of `game`."""
-    query = (
-        select(MatchSeat.cards)
-        .join(Match, col(Match.id) == col(MatchSeat.match_id))
-        .where(
-            col(MatchSeat.address) == owner,
-            col(MatchSeat.is_bot).is_(False),
-            col(Match.game) == game,
-            col(Match.status).in_([s.value for s in LIVE_STATUSES]),
-        )
-    )
-    if exclude_match is not None:
-        query = query.where(col(Match.id) != exclude_match)
-    return [dict(cards) for cards in db.exec(query).all()]
+    params = {"owner": owner, "game": game, "exclude_match": exclude_match or ""}
+    return [dict(cards) for (cards,) in db.execute(_LIVE_SEAT_CARDS, params).all()]
 
 
 def lock_wallet(db: Session, address: str) -> None:
@@ -71,23 +95,7 @@ def started_seat_cards(
 ) -> list[tuple[str, str, int, str, dict[str, int]]]:
     """(match id, address, pinned block number, its hash, deck list) of every human seat of an
     active (started, so pinned) match of `game`."""
-    query = (
-        select_columns(
-            col(Match.id),
-            col(MatchSeat.address),
-            col(Match.ownership_block),
-            col(Match.ownership_block_hash),
-            col(MatchSeat.cards),
-        )
-        .join(Match, col(Match.id) == col(MatchSeat.match_id))
-        .where(
-            col(MatchSeat.is_bot).is_(False),
-            col(Match.game) == game,
-            col(Match.status) == MatchStatus.ACTIVE.value,
-            col(Match.ownership_block).is_not(None),
-        )
-    )
     return [
         (str(m), str(a), int(n), str(h), dict(cards))
-        for m, a, n, h, cards in db.execute(query).all()
+        for m, a, n, h, cards in db.execute(_STARTED_SEAT_CARDS, {"game": game}).all()
     ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlmodel import Session
@@ -16,7 +17,7 @@ from ledger.catalogue.service import load_game, token_ids
 from ledger.chain.transport import BlockRef
 from ledger.db.models import DeckCommitment, utcnow
 from ledger.decks import repository as repo
-from ledger.decks.received import held_copies_received
+from ledger.decks.received import Holds, copies_received, started_holds
 from ledger.errors import CopiesCommitted, DeckRejected, Forbidden, InvalidInput, NotFound, NotOwned
 from ledger.protocol.decks import canonical_cards, deck_hash
 from ledger.protocol.hexcodec import uint256_hex
@@ -147,19 +148,54 @@ def read_holdings(
     return out
 
 
-def register_deck(
-    db: Session, ctx: Context, owner: str, game_name: str, cards: Mapping[str, Any]
-) -> DeckCommitment:
-    """Check and store a deck commitment for `owner` (see the module docstring for the order)."""
+@dataclass(frozen=True)
+class DeckPlan:
+    """A deck that passed the game's rules: its canonical list, hash and the tokens it needs."""
+
+    game: Game
+    cards: dict[str, int]
+    required: dict[str, int]
+    deck_hash: str
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What the database says other live matches claim of a deck's cards."""
+
+    committed: Counter[str]
+    holds: Holds
+
+
+def plan_deck(game_name: str, cards: Mapping[str, Any]) -> DeckPlan:
+    """A deck checked against the game's rules (DeckRejected, InvalidInput), in canonical form."""
     game = load_game(game_name)
     deck = canonical_cards(cards)
     check_rules(game, deck)
     required = {c: n for c, n in game.required_tokens(deck).items() if n > 0}
-    pin = ctx.chain.head()
-    (held,) = read_holdings(ctx, [(owner, required)], game.name, pin)
-    committed = live_requirements(db, game, owner)
-    received = held_copies_received(db, ctx, game, owner, required, pin)
-    short = shortfalls(required, held, committed, token_ids(game.name), received)
+    ids = token_ids(game.name)
+    for card in required:
+        if card not in ids:
+            raise InvalidInput(f"card {card!r} is not in the {game.name} catalogue", field="cards")
+    return DeckPlan(game, deck, required, deck_hash(game.name, deck))
+
+
+def claims_on(db: Session, plan: DeckPlan, owner: str) -> Claims:
+    """The copies `owner` has committed to live matches and the holds of other wallets' started
+    matches on the deck's cards (database reads only)."""
+    return Claims(
+        live_requirements(db, plan.game, owner), started_holds(db, plan.game, plan.required)
+    )
+
+
+def check_ownership(
+    ctx: Context, plan: DeckPlan, claims: Claims, owner: str, pin: BlockRef
+) -> dict[str, int]:
+    """The owner's balances of the deck's cards at `pin` (one pinned balanceOfBatch, shared with
+    concurrent reads); NotOwned or CopiesCommitted if they do not cover the deck free of other
+    live matches (chain reads only)."""
+    (held,) = read_holdings(ctx, [(owner, plan.required)], plan.game.name, pin)
+    received = copies_received(ctx, claims.holds, owner, pin)
+    short = shortfalls(plan.required, held, claims.committed, token_ids(plan.game.name), received)
     refuse_held_elsewhere(short, pin)
     if short:
         raise NotOwned(
@@ -168,21 +204,40 @@ def register_deck(
             block_number=pin.number,
             block_hash=pin.hash,
         )
+    return held
+
+
+def store_deck(
+    db: Session, plan: DeckPlan, owner: str, held: Mapping[str, int], pin: BlockRef
+) -> DeckCommitment:
+    """Store the commitment of a checked deck."""
     row = DeckCommitment(
         id=str(uuid.uuid4()),
         owner=owner,
-        game=game.name,
-        ruleset_version=game.ruleset_version,
-        deck_hash=deck_hash(game.name, deck),
-        cards=deck,
-        required=required,
-        held=held,
+        game=plan.game.name,
+        ruleset_version=plan.game.ruleset_version,
+        deck_hash=plan.deck_hash,
+        cards=plan.cards,
+        required=plan.required,
+        held=dict(held),
         block_number=pin.number,
         block_hash=pin.hash,
         created_at=utcnow(),
     )
     repo.add_deck(db, row)
     return row
+
+
+def register_deck(
+    db: Session, ctx: Context, owner: str, game_name: str, cards: Mapping[str, Any]
+) -> DeckCommitment:
+    """Check and store a deck commitment for `owner` in one transaction (see the module
+    docstring for the order; the API runs the same steps with the chain reads outside it)."""
+    plan = plan_deck(game_name, cards)
+    claims = claims_on(db, plan, owner)
+    pin = ctx.chain.head()
+    held = check_ownership(ctx, plan, claims, owner, pin)
+    return store_deck(db, plan, owner, held, pin)
 
 
 def get_deck(db: Session, deck_id: str, owner: str | None = None) -> DeckCommitment:

@@ -7,6 +7,7 @@ The operator exports bundles from its database (`ledger.audit.export`); verifyin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -230,20 +231,26 @@ def check_shape(bundle: Any) -> None:
         raise InvalidInput(f"malformed bundle: transcript: {exc}", field="transcript") from None
 
 
-def load_bundle(path: Path, limits: untrusted.JsonLimits) -> dict[str, Any]:
+def load_bundle(
+    path: Path,
+    limits: untrusted.JsonLimits,
+    parse: Callable[[bytes, untrusted.JsonLimits, str], Any] = untrusted.parse,
+    shape: Callable[[Any], None] = check_shape,
+) -> dict[str, Any]:
     """Read, parse and shape-check a bundle file within `limits`; InvalidInput or
-    PayloadTooLarge naming the file and what is wrong."""
+    PayloadTooLarge naming the file and what is wrong. `parse` and `shape` stand for
+    `untrusted.parse` and `check_shape` (a bulk audit's, which reuse what a batch shares)."""
     try:
         with path.open("rb") as file:
             data = file.read(limits.max_bytes + 1)
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        bundle = untrusted.parse(data, limits, what=str(path))
+        bundle = parse(data, limits, str(path))
     except InvalidInput as exc:
         raise InvalidInput(f"{path}: {exc.detail}", **exc.extra) from None
     try:
-        check_shape(bundle)
+        shape(bundle)
     except InvalidInput as exc:
         raise InvalidInput(f"{path}: {exc.detail}", **exc.extra) from None
     return dict(bundle)

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from eth_hash.auto import keccak
-
 from engine import canonical_json
 from ledger.errors import InvalidInput
 from ledger.protocol.hexcodec import to_hex
+from ledger.protocol.keccak import keccak
 
 MAX_COPIES = 10_000
 

@@ -26,10 +26,10 @@ from functools import lru_cache
 from typing import Any, ClassVar, Protocol, Self
 
 from eth_abi import encode
-from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
 
 from ledger.protocol.hexcodec import bytes32, to_hex
+from ledger.protocol.keccak import keccak
 from ledger.protocol.signatures import recover_digest_signer, sign_digest
 
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"

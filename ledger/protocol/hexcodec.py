@@ -53,8 +53,14 @@ def _expected(field: str, length: int | None) -> str:
     return f"{field} must be {length} bytes as 0x-hex"
 
 
-@lru_cache(maxsize=65536)
 def checksum_address(address: str) -> str:
     """The EIP-55 checksummed form of a 20-byte hex address (remembered: an audit asks for the
     same few addresses thousands of times); ValueError if it is not an address."""
+    if isinstance(address, str):
+        return _checksum_text(address)
+    return str(to_checksum_address(address))
+
+
+@lru_cache(maxsize=65536)
+def _checksum_text(address: str) -> str:
     return str(to_checksum_address(address))

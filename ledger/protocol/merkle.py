@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from eth_abi import encode
-from eth_hash.auto import keccak
 
 from ledger.protocol.hexcodec import bytes32, to_hex
+from ledger.protocol.keccak import keccak
 
 LEAF_ENCODING = ["bytes32"]
 #: the prevBatchHash of batch 1, and a root or hash that is not there

@@ -11,11 +11,10 @@ from __future__ import annotations
 from functools import lru_cache
 
 from coincurve import PrivateKey, PublicKey
-from eth_hash.auto import keccak
-from eth_utils import to_checksum_address
 
 from ledger.errors import InvalidInput
-from ledger.protocol.hexcodec import from_hex
+from ledger.protocol.hexcodec import checksum_address, from_hex, to_hex
+from ledger.protocol.keccak import keccak
 
 #: the order of secp256k1's group
 SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
@@ -41,7 +40,7 @@ def sign_digest(private_key: str | bytes, digest: bytes) -> bytes:
 def address_of_key(private_key: str | bytes) -> str:
     """The checksummed address of a private key."""
     public = _private_key(_key_bytes(private_key)).public_key.format(compressed=False)
-    return str(to_checksum_address(keccak(public[1:])[-20:]))
+    return checksum_address(to_hex(keccak(public[1:])[-20:]))
 
 
 def recover_vrs(digest: bytes, v: int, r: int, s: int) -> str:
@@ -54,13 +53,7 @@ def recover_vrs(digest: bytes, v: int, r: int, s: int) -> str:
         public = PublicKey.from_signature_and_message(compact, digest, hasher=None)
     except (ValueError, TypeError) as exc:
         raise InvalidInput(f"not a valid ECDSA signature: {exc}", field="signature") from None
-    return _checksummed(keccak(public.format(compressed=False)[1:])[-20:])
-
-
-@lru_cache(maxsize=4096)
-def _checksummed(address: bytes) -> str:
-    """The EIP-55 form of a 20-byte address (the same session keys recover again and again)."""
-    return str(to_checksum_address(address))
+    return checksum_address(to_hex(keccak(public.format(compressed=False)[1:])[-20:]))
 
 
 def split_signature(signature: bytes | str) -> tuple[int, int, int]:

@@ -17,10 +17,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from eth_hash.auto import keccak
-
-from ledger.protocol.eip712 import TypedStruct, declared_fields, digest, type_string
+from ledger.protocol.eip712 import (
+    RESULT_DOMAIN_NAME,
+    TypedStruct,
+    declared_fields,
+    digest,
+    domain_separator,
+    type_string,
+)
 from ledger.protocol.hexcodec import bytes32
+from ledger.protocol.keccak import keccak
 
 SEAT_AUTHORIZATION_FIELDS: list[dict[str, str]] = declared_fields(
     "bytes32 matchId, string game, string rulesetVersion, uint8 seat, bytes32 deckHash, "
@@ -123,27 +129,54 @@ def genesis_hash(match_id: bytes | str, seat_digests: tuple[bytes, bytes], seed:
     )
 
 
+def _uint(value: Any, bits: int, name: str) -> bytes:
+    """A uintN field's 32-byte word, range-checked as `TypedStruct` checks it."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << bits:
+        raise ValueError(f"{name} must fit in uint{bits}")
+    return value.to_bytes(32, "big")
+
+
 class EntryChain:
     """Digests of one match's entries, receipts and acknowledgements in its domain (the domain
-    separator is computed once per domain)."""
+    separator is computed once per domain). Entries and receipts, a match's thousands of
+    digests, are packed directly (the same words `MatchAction.struct_hash` and
+    `MatchReceipt.struct_hash` encode, with the same range checks; a test holds them equal):
+    the one code path of the API signing them, the client checking them and the auditor."""
 
-    __slots__ = ("chain_id", "contract", "match_id")
+    __slots__ = ("_prefix", "chain_id", "contract", "match_id")
 
     def __init__(self, match_id: bytes | str, chain_id: int, contract: str) -> None:
         self.match_id = bytes32(match_id, "match id")
         self.chain_id = chain_id
         self.contract = contract
+        self._prefix = b"\x19\x01" + domain_separator(RESULT_DOMAIN_NAME, chain_id, contract)
 
     def entry_hash(
         self, seat: int, index: int, prev_entry_hash: bytes, action: str, salt: bytes
     ) -> bytes:
         """The entry hash: the EIP-712 digest of its MatchAction."""
-        struct = MatchAction(self.match_id, seat, index, prev_entry_hash, action, salt)
-        return digest(struct, self.chain_id, self.contract)
+        if not isinstance(action, str):
+            raise ValueError("action must be a string")
+        struct_hash = keccak(
+            MatchAction.TYPEHASH
+            + self.match_id
+            + _uint(seat, 8, "seat")
+            + _uint(index, 32, "index")
+            + bytes32(prev_entry_hash, "prev_entry_hash")
+            + keccak(action.encode())
+            + bytes32(salt, "salt")
+        )
+        return keccak(self._prefix + struct_hash)
 
     def receipt_digest(self, index: int, entry_hash: bytes) -> bytes:
         """The digest the operator signs as the receipt of an entry."""
-        return digest(MatchReceipt(self.match_id, index, entry_hash), self.chain_id, self.contract)
+        struct_hash = keccak(
+            MatchReceipt.TYPEHASH
+            + self.match_id
+            + _uint(index, 32, "index")
+            + bytes32(entry_hash, "entry_hash")
+        )
+        return keccak(self._prefix + struct_hash)
 
     def end_digest(self, entries: int, final_entry_hash: bytes) -> bytes:
         """The digest a player signs to acknowledge the end of the match."""

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
 import httpx
 import pytest
 
@@ -139,3 +143,71 @@ def test_collection_comes_from_the_indexer_once_it_ran(
     assert body["source"] == "indexer"
     assert [(c["card_id"], c["balance"]) for c in body["cards"]] == [("MM-A01", 2)]
     assert client.get(f"/wallets/{player.address}/cards?source=chain").json()["source"] == "chain"
+
+
+def _problem(response: httpx.Response, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    assert body["status"] == status and body["title"] and body["detail"]
+    return body
+
+
+def test_hostile_deck_bodies_get_problem_json_naming_the_field(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    player, deck = _holder(client, anvil, deployment)
+    hostile: list[Any] = [
+        {"game": GAME, "cards": [["MM-A01", 1]]},
+        {"game": GAME, "cards": {"MM-A01": 10_001}},
+        {"game": GAME, "cards": {"MM-A01": "1"}},
+        {"game": GAME, "cards": {"MM-A01": True}},
+        {"game": GAME, "cards": {"x" * 65: 1}},
+        {"game": ["metamasters"], "cards": deck},
+        {"game": GAME, "cards": {f"c{i}": 1 for i in range(1001)}},
+        {"game": GAME, "cards": deck, "extra": 1},
+        {"cards": deck},
+        [1, 2, 3],
+        "deck",
+    ]
+    for body in hostile:
+        problem = _problem(player.post("/decks", body), 422)
+        assert (
+            "cards" in json.dumps(problem)
+            or "game" in json.dumps(problem)
+            or ("body" in json.dumps(problem) or "extra" in json.dumps(problem))
+        ), problem
+    raw = client.post(
+        "/decks", content=b'{"game": "metamasters", "cards": {', headers=player.headers
+    )
+    assert 400 <= raw.status_code < 500 and raw.headers["content-type"].startswith(
+        "application/problem+json"
+    )
+    unknown = dict(deck)
+    unknown["MM-NOT-A-CARD"] = 1
+    assert player.post("/decks", {"game": GAME, "cards": unknown}).status_code == 422
+    # no token, a forged token: 401 before any rule or chain read
+    assert _problem(client.post("/decks", json={"game": GAME, "cards": deck}), 401)
+    forged = client.post(
+        "/decks", json={"game": GAME, "cards": deck}, headers={"Authorization": "Bearer nope"}
+    )
+    assert _problem(forged, 401)
+    # the route still works for the same player afterwards
+    assert player.post("/decks", {"game": GAME, "cards": deck}).status_code == 201
+
+
+def test_registrations_at_the_same_time_share_pinned_reads(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    player, deck = _holder(client, anvil, deployment)
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(
+            pool.map(lambda _i: player.post("/decks", {"game": GAME, "cards": deck}), range(16))
+        )
+    assert [a.status_code for a in answers] == [201] * 16, [a.text for a in answers]
+    blocks = {(a.json()["block_number"], a.json()["block_hash"]) for a in answers}
+    assert len(blocks) <= 2  # the head pin is shared for its TTL
+    ids = {a.json()["id"] for a in answers}
+    assert len(ids) == 16
+    listed = {d["id"] for d in player.get("/decks").json()}
+    assert ids <= listed

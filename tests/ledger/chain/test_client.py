@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,51 @@ def test_pinned_reads_see_the_pinned_block(
     assert client.balances([owner], [tid], after) == [2]
     assert after.number > before.number
     client.close()
+
+
+def test_a_transfer_range_and_the_head_are_read_once_per_ttl(
+    evm_snapshot: AnvilNode, deployment: Deployment, tmp_path: Path
+) -> None:
+    from tests.api.conftest import mint
+
+    path = tmp_path / "d.json"
+    deployment.save(path)
+    client = ChainClient(evm_snapshot.rpc_url, load_addresses(path), head_ttl=2.0)
+    assert client.cached_head() is None  # nothing read yet: the caller reads it
+    start = client.head()
+    assert client.cached_head() == start
+    mint(evm_snapshot, deployment, {"0x" + "cd" * 20: {("metax", "U92-JL"): 1}})
+    reads: list[tuple[int, int]] = []
+    original = client.token.transfers
+
+    def counted(a: int, b: int) -> list[dict[str, object]]:
+        reads.append((a, b))
+        return original(a, b)
+
+    client.token.transfers = counted  # type: ignore[method-assign]
+    end = client.head(fresh=True).number
+    first = client.transfers(start.number + 1, end)
+    assert client.transfers(start.number + 1, end) == first and len(reads) == 1
+    assert first  # the mint's transfer
+    time.sleep(2.1)  # past the TTL: read again, and the head is no longer trusted
+    client.transfers(start.number + 1, end)
+    assert len(reads) == 2
+    assert client.cached_head() is None
+    client.head()
+    time.sleep(1.1)  # past half the TTL: still the cached pin, the next one read meanwhile
+    pinned = client.cached_head()
+    assert pinned is not None
+    deadline = time.monotonic() + 5
+    while client._refreshing and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert client.cached_head() is not None and not client._refreshing
+    client.head_ttl = 0.02  # many refreshes: one refresher thread, so one connection for them
+    for _ in range(40):
+        client.cached_head() or client.head()
+        time.sleep(0.015)
+    assert len(client.rpc._connections) <= 2, len(client.rpc._connections)
+    refresher = client._refresher
+    client.close()
+    assert refresher is not None
+    refresher.join(timeout=5)
+    assert not refresher.is_alive()
