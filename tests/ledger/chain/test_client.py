@@ -56,14 +56,21 @@ def test_missing_and_stale_deployment_files(
     client.close()
 
 
+def _saved_client(
+    anvil: AnvilNode, deployment: Deployment, tmp_path: Path, head_ttl: float
+) -> ChainClient:
+    """A client on `anvil` reading the deployment from a saved file, as a process would."""
+    path = tmp_path / "d.json"
+    deployment.save(path)
+    return ChainClient(anvil.rpc_url, load_addresses(path), head_ttl=head_ttl)
+
+
 def test_pinned_reads_see_the_pinned_block(
     evm_snapshot: AnvilNode, deployment: Deployment, tmp_path: Path
 ) -> None:
     from tests.api.conftest import mint
 
-    path = tmp_path / "d.json"
-    deployment.save(path)
-    client = ChainClient(evm_snapshot.rpc_url, load_addresses(path), head_ttl=0)
+    client = _saved_client(evm_snapshot, deployment, tmp_path, head_ttl=0)
     owner = "0x" + "ab" * 20
     before = client.head(fresh=True)
     mint(evm_snapshot, deployment, {owner: {("metax", "U92-JL"): 2}})
@@ -82,9 +89,7 @@ def test_a_transfer_range_and_the_head_are_read_once_per_ttl(
 ) -> None:
     from tests.api.conftest import mint
 
-    path = tmp_path / "d.json"
-    deployment.save(path)
-    client = ChainClient(evm_snapshot.rpc_url, load_addresses(path), head_ttl=2.0)
+    client = _saved_client(evm_snapshot, deployment, tmp_path, head_ttl=2.0)
     assert client.cached_head() is None  # nothing read yet: the caller reads it
     start = client.head()
     assert client.cached_head() == start
