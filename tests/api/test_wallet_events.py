@@ -52,7 +52,7 @@ def test_a_transfer_reaches_the_wallets_stream_through_the_indexer_and_the_broke
         deployment_file=str(deployment_file),
         data_dir=str(tmp_path),
         broker_url=broker_url,
-        events_keepalive_seconds="30",
+        events_keepalive_seconds="12",  # the re-read at a keep-alive comes after the 5 s below
         api_access_log="false",
     ).wait(STATUSES)
     try:
@@ -67,7 +67,7 @@ def test_a_transfer_reaches_the_wallets_stream_through_the_indexer_and_the_broke
         report = indexer.run_once()
         assert report.wallets == sorted({sender.lower(), receiver.lower()})
         assert publish_wallet_news(broker_url, report.wallets) == 2
-        stream.wait_for(lambda: len(stream.events) >= 2, timeout=10)  # not the 30 s keep-alive
+        stream.wait_for(lambda: len(stream.events) >= 2, timeout=5)  # pushed: not the keep-alive
         pushed = json.loads(stream.events[1]["data"])
         assert stream.events[1]["event"] == "cards"
         assert [(c["card_id"], c["balance"]) for c in pushed["cards"]] == [("AT-001", 2)]
