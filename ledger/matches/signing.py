@@ -18,7 +18,7 @@ from ledger.matches.repository import LiveMatch
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import bytes32, from_hex, to_hex
 from ledger.protocol.signatures import recover_low_s_signer
-from ledger.protocol.signedmoves import EntryChain, SeatAuthorization, genesis_hash
+from ledger.protocol.signedmoves import EntryChain, SeatAuthorization, entry_record, genesis_hash
 from ledger.runtime.context import Context
 
 #: the expiry of the bot seat's authorization (the operator's own session key never expires)
@@ -138,16 +138,16 @@ class Entry:
 
     def record(self) -> dict[str, Any]:
         """The entry as the signed transcript (and the API) show it."""
-        return {
-            "index": self.index,
-            "seat": self.seat,
-            "by_bot": self.by_bot,
-            "action": self.action,
-            "salt": to_hex(self.salt),
-            "signature": self.signature,
-            "entry_hash": to_hex(self.entry_hash),
-            "receipt": self.receipt,
-        }
+        return entry_record(
+            self.index,
+            self.seat,
+            self.by_bot,
+            self.action,
+            to_hex(self.salt),
+            self.signature,
+            to_hex(self.entry_hash),
+            self.receipt,
+        )
 
 
 class EntryWriter:

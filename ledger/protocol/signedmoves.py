@@ -189,6 +189,29 @@ class EntryChain:
 TRANSCRIPT_FORMAT_2 = "metaledger.transcript/2"
 
 
+def entry_record(
+    index: int,
+    seat: int,
+    by_bot: bool,
+    action: str,
+    salt: str | None,
+    signature: str | None,
+    entry_hash: str | None,
+    receipt: str | None,
+) -> dict[str, Any]:
+    """One entry as a signed transcript (and the API) show it; hashes and salt as 0x-hex."""
+    return {
+        "index": index,
+        "seat": seat,
+        "by_bot": by_bot,
+        "action": action,
+        "salt": salt,
+        "signature": signature,
+        "entry_hash": entry_hash,
+        "receipt": receipt,
+    }
+
+
 def signed_transcript(
     engine: dict[str, Any],
     match_id: str,

@@ -21,7 +21,7 @@ from ledger.errors import Conflict, NotFound
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import bytes32, to_hex
 from ledger.protocol.seeds import seed_commitments
-from ledger.protocol.signedmoves import signed_transcript, transcript_hash
+from ledger.protocol.signedmoves import entry_record, signed_transcript, transcript_hash
 from ledger.results import repository as repo
 from ledger.runtime.context import Context
 
@@ -69,16 +69,16 @@ def _seat_record(seat: MatchSeat) -> dict[str, Any]:
 
 
 def _entry_record(row: MatchAction) -> dict[str, Any]:
-    return {
-        "index": row.index,
-        "seat": row.seat,
-        "by_bot": bool(row.by_bot),
-        "action": row.move,
-        "salt": row.salt,
-        "signature": row.signature,
-        "entry_hash": row.entry_hash,
-        "receipt": row.receipt,
-    }
+    return entry_record(
+        row.index,
+        row.seat,
+        bool(row.by_bot),
+        row.move,
+        row.salt,
+        row.signature,
+        row.entry_hash,
+        row.receipt,
+    )
 
 
 def match_transcript(
