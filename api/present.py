@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from sqlmodel import SQLModel
 
 from api import schemas
 from ledger.db.models import (
@@ -23,6 +26,15 @@ from ledger.results import service as results
 _OVER = (MatchStatus.FINISHED, MatchStatus.CANCELLED)
 _STARTED = (MatchStatus.ACTIVE, MatchStatus.FINISHED)
 
+Body = TypeVar("Body", bound=BaseModel)
+
+
+def _from_row(schema: type[Body], row: SQLModel, **computed: Any) -> Body:
+    """`schema` filled from the row's columns of the same names, `computed` (what the row
+    does not say as it is, secrets withheld included) over them."""
+    columns = row.model_dump(include=set(schema.model_fields))
+    return schema.model_validate({**columns, **computed})
+
 
 def deck(row: DeckCommitment) -> schemas.DeckOut:
     """A deck commitment."""
@@ -42,58 +54,31 @@ def match(
     your_seat = next(
         (s.seat for s in seats if caller is not None and s.address == caller and not s.is_bot), None
     )
-    return schemas.MatchOut(
-        id=row.id,
-        game=row.game,
-        ruleset_version=row.ruleset_version,
-        status=row.status,
-        version=row.version,
-        current_player=row.current_player,
-        turn_deadline=row.turn_deadline,
-        operator_commit=row.operator_commit,
+    return _from_row(
+        schemas.MatchOut,
+        row,
         operator_secret=row.operator_secret if over else None,
         seed=row.seed if over else None,
-        ownership_block=row.ownership_block,
-        ownership_block_hash=row.ownership_block_hash,
-        winner_seat=row.winner_seat,
-        end_reason=row.end_reason,
-        head_hash=row.head_hash,
-        genesis_hash=row.genesis_hash,
         entries=entry_count(row),
-        forfeit_entry=row.forfeit_entry,
         domain=domain,
         receipt_signer=receipt_signer,
-        options=row.options,
         seats=[
-            schemas.SeatOut(
-                seat=s.seat,
-                address=s.address,
-                is_bot=s.is_bot,
-                deck_hash=s.deck_hash,
-                deck_id=s.deck_id,
-                seed_commit=s.seed_commit,
+            _from_row(
+                schemas.SeatOut,
+                s,
                 revealed=s.seed_secret is not None and (started or not s.is_bot),
                 seed_secret=s.seed_secret if over else None,
-                session_key=s.session_key,
-                authorization_expiry=s.authorization_expiry,
-                authorization=s.authorization,
                 acknowledged=s.end_acknowledgement is not None,
             )
             for s in seats
         ],
         your_seat=your_seat,
-        created_at=row.created_at,
-        started_at=row.started_at,
-        finished_at=row.finished_at,
     )
 
 
 def result(row: MatchResult, batch_id: int | None) -> schemas.ResultOut:
     """A signed result with its EIP-712 typed data."""
-    fields = row.model_dump(include=set(schemas.ResultOut.model_fields))
-    return schemas.ResultOut.model_validate(
-        {**fields, "typed_data": results.typed_data(row), "batch_id": batch_id}
-    )
+    return _from_row(schemas.ResultOut, row, typed_data=results.typed_data(row), batch_id=batch_id)
 
 
 #: an action row stored before entries were projected: nothing of it for a reader of a live match

@@ -5,7 +5,7 @@ engine's projection for its reader."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Concatenate, ParamSpec
 
 from fastapi import APIRouter, Path, Query, Response
 from pydantic_core import to_json
@@ -28,6 +28,7 @@ from ledger.runtime.context import Context
 router = APIRouter(prefix="/matches", tags=["matches"])
 #: the play loop's routes (a move, the legal actions), served by a lean handler (api.hotroute)
 hot = APIRouter(prefix="/matches", tags=["matches"], route_class=HotRoute)
+Args = ParamSpec("Args")
 MatchId = Annotated[
     str, Path(pattern=r"^0x[0-9a-f]{64}$", description="the match id (the EIP-712 matchId)")
 ]
@@ -44,12 +45,18 @@ def _out(db: Session, ctx: Ctx, match_id: str, caller: str | None) -> schemas.Ma
 
 
 def _act(
-    ctx: Ctx, match_id: str, caller: str, change: Callable[[Session], object]
+    ctx: Ctx,
+    match_id: str,
+    caller: str,
+    change: Callable[Concatenate[Session, Context, str, str, Args], object],
+    *args: Args.args,
+    **kwargs: Args.kwargs,
 ) -> schemas.MatchOut:
-    """Apply `change` and return the match as the caller sees it, in one transaction."""
+    """Apply the caller's `change` (a matches service function, called as `change(db, ctx,
+    match_id, caller, *args)`) and return the match as the caller sees it, in one transaction."""
 
     def work(db: Session) -> schemas.MatchOut:
-        change(db)
+        change(db, ctx, match_id, caller, *args, **kwargs)
         return _out(db, ctx, match_id, caller)
 
     return run(ctx, work)
@@ -102,12 +109,7 @@ def one(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
 @router.post("/{match_id}/join", response_model=schemas.MatchOut)
 def join(match_id: MatchId, body: schemas.JoinIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     """Take the open seat with your deck."""
-    return _act(
-        ctx,
-        match_id,
-        caller,
-        lambda db: matches.join_match(db, ctx, match_id, caller, body.deck_id),
-    )
+    return _act(ctx, match_id, caller, matches.join_match, body.deck_id)
 
 
 @router.post("/{match_id}/commit", response_model=schemas.MatchOut)
@@ -115,23 +117,13 @@ def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, caller: Caller) 
     """Commit to your seed secret keccak256(secret) and authorize your session key for this
     seat: your wallet's EIP-712 SeatAuthorization (the only wallet signature of a match)."""
     grant = signing.SeatGrant(body.session_key, body.expiry, body.authorization)
-    return _act(
-        ctx,
-        match_id,
-        caller,
-        lambda db: matches.commit_seed(db, ctx, match_id, caller, body.commit, grant),
-    )
+    return _act(ctx, match_id, caller, matches.commit_seed, body.commit, grant)
 
 
 @router.post("/{match_id}/reveal", response_model=schemas.MatchOut)
 def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     """Reveal your seed secret; the last reveal checks ownership at a freshly pinned block and starts the match."""
-    return _act(
-        ctx,
-        match_id,
-        caller,
-        lambda db: matches.reveal_seed(db, ctx, match_id, caller, body.secret),
-    )
+    return _act(ctx, match_id, caller, matches.reveal_seed, body.secret)
 
 
 @router.get("/{match_id}/view", response_model=schemas.ViewOut)
@@ -247,12 +239,7 @@ def resign(
     """Give up: an active match is lost (your signed entry `["resign"]`, receipted in
     `forfeit_entry`); a match not yet started is cancelled (no body needed)."""
     salt, signature = (body.salt, body.signature) if body is not None else (None, None)
-    out = _act(
-        ctx,
-        match_id,
-        caller,
-        lambda db: matches.resign(db, ctx, match_id, caller, salt, signature),
-    )
+    out = _act(ctx, match_id, caller, matches.resign, salt, signature)
     if out.status == MatchStatus.FINISHED:
         RESULTS.inc()
     return out
@@ -264,12 +251,7 @@ def acknowledge(
 ) -> schemas.MatchOut:
     """Acknowledge the end of a finished match: your session key's MatchEnd over `entries`
     entries ending at `head_hash` (stored and carried in the bundle)."""
-    return _act(
-        ctx,
-        match_id,
-        caller,
-        lambda db: matches.acknowledge(db, ctx, match_id, caller, body.signature),
-    )
+    return _act(ctx, match_id, caller, matches.acknowledge, body.signature)
 
 
 @router.get("/{match_id}/result", response_model=schemas.ResultOut, dependencies=[ratelimit.PUBLIC])

@@ -11,11 +11,11 @@ end of turn) sit on the same stack, so a state can be saved between any two choi
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import ClassVar
 
 from engine.core.effects import EffectFrame, run_effect
 from engine.core.prng import Prng
-from engine.core.state import TERMINAL, GameState
+from engine.core.state import TERMINAL, GameState, field_copier
 from engine.metamasters.cards import CARDS, K_SPECIAL, K_TOKEN, S_CONTINUOUS
 
 # Zones of a card instance.
@@ -182,47 +182,15 @@ class MetaMastersBoard(GameState):
             return TERMINAL
         return self.prompts[-1][1]
 
-    def clone(self) -> Self:
-        """An independent copy by list copies."""
-        c = object.__new__(type(self))
-        c.rev = self.rev
-        c.cid = self.cid
-        c.owner = self.owner
-        c.prng = self.prng.clone()
-        c.zone = self.zone[:]
-        c.faceup = self.faceup[:]
-        c.pos = self.pos[:]
-        c.set_at = self.set_at[:]
-        c.ego_mod = self.ego_mod[:]
-        c.int_mod = self.int_mod[:]
-        c.attacked = self.attacked[:]
-        c.bonus_atk = self.bonus_atk[:]
-        c.pos_changed = self.pos_changed[:]
-        c.pos_revert = self.pos_revert[:]
-        c.host = self.host[:]
-        c.hand = [self.hand[0][:], self.hand[1][:]]
-        c.deck = [self.deck[0][:], self.deck[1][:]]
-        c.actors = [self.actors[0][:], self.actors[1][:]]
-        c.specials = [self.specials[0][:], self.specials[1][:]]
-        c.links = [self.links[0][:], self.links[1][:]]
-        c.trash = [self.trash[0][:], self.trash[1][:]]
-        c.exile = [self.exile[0][:], self.exile[1][:]]
-        c.tokens = [self.tokens[0][:], self.tokens[1][:]]
-        c.turn = self.turn
-        c.active = self.active
-        c.phase = self.phase
-        c.first = self.first
-        c.plays_used = self.plays_used
-        c.extra_plays = self.extra_plays
-        c.links_used = self.links_used
-        c.played_main1 = self.played_main1
-        c.atk_a = self.atk_a
-        c.atk_t = self.atk_t
-        c.atk_neg = self.atk_neg
-        c.win = self.win
-        c.over = self.over
-        c.prompts = self.prompts[:]
-        return c
+    #: an independent copy by list copies
+    clone = field_copier(
+        shared="rev cid owner turn active phase first plays_used extra_plays links_used "
+        "played_main1 atk_a atk_t atk_neg win over",
+        copied="zone faceup pos set_at ego_mod int_mod attacked bonus_atk pos_changed pos_revert "
+        "host prompts",
+        paired="hand deck actors specials links trash exile tokens",
+        cloned="prng",
+    )
 
     def card_count(self) -> int:
         """The cards in every zone (conserved: none enters or leaves a match)."""

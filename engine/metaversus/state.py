@@ -12,12 +12,12 @@ of setup and of a turn; moves.py adds the actions a player takes.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from engine.core.effects import EffectFrame, resume_effect, run_effect
 from engine.core.errors import IllegalAction
 from engine.core.prng import Prng
-from engine.core.state import ENGINE_LIMIT, TERMINAL, GameState
+from engine.core.state import ENGINE_LIMIT, TERMINAL, GameState, field_copier
 from engine.metaversus.cards import CARDS, MARKET_PICKS, STOCK_COPIES, TRIGGER_TURN_START
 from engine.metaversus.effects import (
     AP,
@@ -78,6 +78,11 @@ _COUNTER_FIELDS = {
 }
 #: where a gained card goes (effects.DESTINATIONS), by its per-player list
 _DESTINATION_LISTS = {TO_PLAY: "play", TO_HAND: "hand", TO_DISCARD: "disc", TO_DECK: "deck"}
+
+
+def _copy_stack(state: WishBoard, copy: WishBoard) -> None:
+    """The prompt stack of a clone: its effect frames cloned, its prompts copied."""
+    copy.stack = [e.clone() if isinstance(e, EffectFrame) else e[:] for e in state.stack]
 
 
 class WishBoard(GameState):
@@ -216,50 +221,16 @@ class WishBoard(GameState):
             return int(top[1])
         return self.active
 
-    def clone(self) -> Self:
-        """An independent copy (lists copied, no deepcopy)."""
-        s = self.__class__.__new__(self.__class__)
-        s.rev = self.rev
-        s.rng = self.rng.clone()
-        s.phase = self.phase
-        s.active = self.active
-        s.first = self.first
-        s.turn = self.turn
-        s.max_rounds = self.max_rounds
-        s.ap = self.ap
-        s.gems = self.gems
-        s.buys = self.buys
-        s.bought = self.bought
-        s.pool = self.pool
-        s.wbonus = self.wbonus
-        s.discount = self.discount
-        s.played = self.played
-        s.wplayed = self.wplayed
-        s.skill_turn = self.skill_turn
-        s.hp = self.hp[:]
-        s.maxhp = self.maxhp[:]
-        s.stars = self.stars[:]
-        s.uses = self.uses[:]
-        s.char = self.char[:]
-        s.hand = [self.hand[0][:], self.hand[1][:]]
-        s.deck = [self.deck[0][:], self.deck[1][:]]
-        s.disc = [self.disc[0][:], self.disc[1][:]]
-        s.play = [self.play[0][:], self.play[1][:]]
-        s.removed = [self.removed[0][:], self.removed[1][:]]
-        s.pile = [self.pile[0][:], self.pile[1][:]]
-        s.neutral = self.neutral[:]
-        s.m_card = self.m_card[:]
-        s.m_stock = self.m_stock[:]
-        s.m_src = self.m_src[:]
-        s.stack = [e.clone() if isinstance(e, EffectFrame) else e[:] for e in self.stack]
-        s.zero = self.zero
-        s.over = self.over
-        s.win = self.win
-        s.sel = [self.sel[0][:], self.sel[1][:]]
-        s.bans = self.bans[:]
-        s.chosen = self.chosen[:]
-        s.picks = [self.picks[0][:], self.picks[1][:]]
-        return s
+    #: an independent copy (lists copied, no deepcopy)
+    clone = field_copier(
+        shared="rev phase active first turn max_rounds ap gems buys bought pool wbonus discount "
+        "played wplayed skill_turn zero over win",
+        copied="hp maxhp stars uses char neutral m_card m_stock m_src bans chosen",
+        paired="hand deck disc play removed pile sel picks",
+        cloned="rng",
+        by_hand="stack",
+        then=_copy_stack,
+    )
 
     def card_count(self) -> int | None:
         """Cards in every zone, the Market stock and 6 per unrevealed pile type (conserved once

@@ -17,7 +17,7 @@ from typing import Any, Self
 from engine.core.effects import Effect, EffectFrame, run_effect
 from engine.core.errors import IllegalAction
 from engine.core.prng import Prng
-from engine.core.state import TERMINAL, GameState
+from engine.core.state import TERMINAL, GameState, field_copier
 from engine.metax.cards import CARDS, CHARACTER, EVENT
 from engine.metax.effects import DECK, Board, CardFilter, Choice
 
@@ -86,6 +86,15 @@ def _accepted(wanted: CardFilter) -> frozenset[int]:
 def illegal(rule: str, message: str) -> IllegalAction:
     """An IllegalAction naming a MetaX rule (`metax.<rule>`)."""
     return IllegalAction("metax." + rule, message)
+
+
+def _copy_piles(state: MetaXBoard, copy: MetaXBoard) -> None:
+    """The damage piles, attacks and prompt stack of a clone (lists of lists), its effect
+    frames cloned."""
+    d0, d1 = state.dmg
+    copy.dmg = [[d0[0][:], d0[1][:], d0[2][:]], [d1[0][:], d1[1][:], d1[2][:]]]
+    copy.attacks = [a[:] for a in state.attacks]
+    copy.stack = [x.clone() if type(x) is EffectFrame else x for x in state.stack]
 
 
 class MetaXBoard(GameState):
@@ -176,35 +185,15 @@ class MetaXBoard(GameState):
         s.prng = prng
         return s
 
-    def clone(self) -> Self:
-        """An independent copy: list copies, no deepcopy; card tables are shared."""
-        s = self.__class__.__new__(self.__class__)
-        s.rev = self.rev
-        s.cards = self.cards
-        s.owner = self.owner
-        s.static = self.static
-        s.decks = [self.decks[0][:], self.decks[1][:]]
-        s.hands = [self.hands[0][:], self.hands[1][:]]
-        s.discards = [self.discards[0][:], self.discards[1][:]]
-        s.vps = [self.vps[0][:], self.vps[1][:]]
-        s.limbo = [self.limbo[0][:], self.limbo[1][:]]
-        s.chars = [self.chars[0][:], self.chars[1][:]]
-        s.pushed = [self.pushed[0][:], self.pushed[1][:]]
-        s.entered = [self.entered[0][:], self.entered[1][:]]
-        d0, d1 = self.dmg
-        s.dmg = [[d0[0][:], d0[1][:], d0[2][:]], [d1[0][:], d1[1][:], d1[2][:]]]
-        s.mods = [self.mods[0][:], self.mods[1][:]]
-        s.mp = self.mp[:]
-        s.turn = self.turn
-        s.active = self.active
-        s.first = self.first
-        s.played_char = self.played_char
-        s.over = self.over
-        s.win = self.win
-        s.attacks = [a[:] for a in self.attacks]
-        s.stack = [x.clone() if type(x) is EffectFrame else x for x in self.stack]
-        s.prng = self.prng.clone()
-        return s
+    #: an independent copy: list copies, no deepcopy; card tables are shared
+    clone = field_copier(
+        shared="rev cards owner static turn active first played_char over win",
+        copied="mp",
+        paired="decks hands discards vps limbo chars pushed entered mods",
+        cloned="prng",
+        by_hand="dmg attacks stack",
+        then=_copy_piles,
+    )
 
     @property
     def current_player(self) -> int:

@@ -44,6 +44,7 @@ from ledger.protocol import merkle
 from ledger.protocol.hexcodec import from_hex, to_hex
 from ledger.protocol.merkle import ZERO32, batch_hash
 from ledger.runtime.report import PassSummary
+from ledger.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -54,24 +55,29 @@ GAS_MARGIN_PERCENT, GAS_MARGIN_CONSTANT = 125, 10_000
 GWEI = 10**9
 
 
+def _default(setting: str) -> Any:
+    """The default of a METALEDGER_ setting (declared once, in the settings class)."""
+    return Settings.model_fields[setting].default
+
+
 @dataclass(frozen=True)
 class AnchorConfig:
-    """Knobs of the anchoring loop (from settings)."""
+    """Knobs of the anchoring loop (from settings; their defaults are the settings')."""
 
-    batch_max_results: int = 1024
-    batch_max_seconds: float = 10.0
-    confirmations: int = 1
+    batch_max_results: int = _default("batch_max_results")
+    batch_max_seconds: float = _default("batch_max_seconds")
+    confirmations: int = _default("confirmations")
     #: how many recent blocks of confirmed batches are re-checked for reorgs
-    recheck_depth: int = 12
+    recheck_depth: int = _default("indexer_reorg_depth")
     #: how long one pass waits for a receipt before returning (the next pass goes on)
     receipt_wait_seconds: float = 30.0
     poll_seconds: float = 0.05
     #: one pass stops closing new batches after this long (the next tick goes on)
     max_pass_seconds: float = 30.0
     #: an anchor transaction unmined this long is replaced with higher fees (same nonce)
-    replace_after_seconds: float = 60.0
+    replace_after_seconds: float = _default("anchor_replace_after_seconds")
     #: the highest max fee per gas an anchor transaction offers (wei)
-    max_fee_per_gas: int = 500 * GWEI
+    max_fee_per_gas: int = int(_default("anchor_max_fee_gwei") * GWEI)
 
     @classmethod
     def from_settings(cls) -> AnchorConfig:

@@ -40,17 +40,20 @@ def batch_listing(session: Session, batch_id: int) -> dict[str, Any]:
     }
 
 
+#: the columns of a batch a bundle carries under their own names (after its id, `batch_id`)
+_BATCH_COLUMNS = (
+    "root",
+    "count",
+    "prev_batch_hash",
+    "batch_hash",
+    "tx_hash",
+    "block_number",
+    "block_hash",
+)
+
+
 def _batch_fields(batch: Batch) -> dict[str, Any]:
-    return {
-        "batch_id": batch.id,
-        "root": batch.root,
-        "count": batch.count,
-        "prev_batch_hash": batch.prev_batch_hash,
-        "batch_hash": batch.batch_hash,
-        "tx_hash": batch.tx_hash,
-        "block_number": batch.block_number,
-        "block_hash": batch.block_hash,
-    }
+    return {"batch_id": batch.id, **{name: getattr(batch, name) for name in _BATCH_COLUMNS}}
 
 
 def export_bundle(

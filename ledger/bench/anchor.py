@@ -74,23 +74,11 @@ def _sign_chunk(args: tuple[int, int, str]) -> list[dict[str, Any]]:
             ownership_block=1,
         )
         digest = eip712.result_digest(result, chain_id, ledger)
-        m = result.as_message()
         rows.append(
             {
-                "match_id": m["matchId"],
+                **result.as_record(),
                 "chain_id": chain_id,
                 "verifying_contract": ledger,
-                "game": "metax",
-                "ruleset_version": "1",
-                "player0": PLAYERS[0],
-                "player1": PLAYERS[1],
-                "deck0": m["deck0"],
-                "deck1": m["deck1"],
-                "seed_commitments": m["seedCommitments"],
-                "transcript_hash": m["transcriptHash"],
-                "final_state_hash": m["finalStateHash"],
-                "winner": PLAYERS[0],
-                "ownership_block": 1,
                 "digest": "0x" + digest.hex(),
                 "signature": "0x" + sign_digest(SIGNER_KEY, digest).hex(),
                 "signer": signer,

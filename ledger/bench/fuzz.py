@@ -50,27 +50,36 @@ def _rss_mb(process: psutil.Process) -> float:
 
 @dataclass
 class Tally:
-    """What the fuzzing saw."""
+    """What the fuzzing saw: every answer counted by its status ("None": no answer)."""
 
-    requests: int = 0
-    server_errors: int = 0
-    transport_errors: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
     #: schemathesis runs that could not generate cases (other than negative data for an
     #: operation without inputs, which does not exist)
     generation_errors: int = 0
-    statuses: Counter[str] = field(default_factory=Counter)
     samples: list[str] = field(default_factory=list)
+
+    @property
+    def requests(self) -> int:
+        """Requests sent."""
+        return sum(self.statuses.values())
+
+    @property
+    def transport_errors(self) -> int:
+        """Requests that got no answer."""
+        return self.statuses["None"]
+
+    @property
+    def server_errors(self) -> int:
+        """Answers with a 5xx status."""
+        return sum(
+            n for status, n in self.statuses.items() if status != "None" and int(status) >= 500
+        )
 
     def record(self, what: str, status: int | None, body: bytes = b"") -> None:
         """Count one answer (None: no answer)."""
-        self.requests += 1
         self.statuses[str(status)] += 1
-        if status is None:
-            self.transport_errors += 1
-        elif status >= 500:
-            self.server_errors += 1
-            if len(self.samples) < 10:
-                self.samples.append(f"{what}: {status} {body[:160]!r}")
+        if status is not None and status >= 500 and len(self.samples) < 10:
+            self.samples.append(f"{what}: {status} {body[:160]!r}")
 
 
 class _Stack:

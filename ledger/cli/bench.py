@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import typer
@@ -14,6 +15,14 @@ app = typer.Typer(no_args_is_help=True)
 
 #: every benchmark's --json flag
 AsJson = typer.Option(False, "--json", help="print one JSON object")
+
+
+def _run(ctx: typer.Context, bench: ModuleType) -> None:
+    """Run `bench.run` with the command's options as its keyword arguments of the same names,
+    then print the result (`--json`: one JSON object)."""
+    options = dict(ctx.params)
+    as_json = options.pop("as_json")
+    _emit(bench.run(**options), as_json)
 
 
 def _emit(result: dict[str, Any], as_json: bool) -> None:
@@ -28,6 +37,7 @@ def _emit(result: dict[str, Any], as_json: bool) -> None:
 
 @app.command("engine")
 def bench_engine(
+    ctx: typer.Context,
     game: str = typer.Option("metax", help="metax, metamasters or metaversus"),
     seconds: float = typer.Option(10.0, help="how long to play random-vs-random matches"),
     as_json: bool = AsJson,
@@ -35,7 +45,7 @@ def bench_engine(
     """Random-vs-random matches on one core: throughput, replay speed, state size, memory."""
     from ledger.bench import engine as bench
 
-    _emit(bench.run(game=game, seconds=seconds), as_json)
+    _run(ctx, bench)
 
 
 @app.command("balance")
@@ -69,15 +79,16 @@ def bench_fuzz_engine(
 
 
 @app.command("gas")
-def bench_gas(as_json: bool = AsJson) -> None:
+def bench_gas(ctx: typer.Context, as_json: bool = AsJson) -> None:
     """Deploy to a fresh Anvil and measure gas of the main contract operations."""
     from ledger.bench import gas as bench
 
-    _emit(bench.run(), as_json)
+    _run(ctx, bench)
 
 
 @app.command("api")
 def bench_api(
+    ctx: typer.Context,
     seconds: float = typer.Option(30.0, help="duration of the open-loop deck phase"),
     rate: float = typer.Option(100.0, help="open-loop deck registrations per second"),
     clients: int = typer.Option(50, help="closed-loop clients for the max-throughput deck phase"),
@@ -92,34 +103,24 @@ def bench_api(
     processes, PostgreSQL), deck verification latency and throughput, memory over a soak."""
     from ledger.bench import api as bench
 
-    _emit(
-        bench.run(
-            seconds=seconds,
-            rate=rate,
-            clients=clients,
-            minutes=minutes,
-            processes=processes,
-            match_clients=match_clients,
-            postgres=postgres,
-            profile=profile,
-        ),
-        as_json,
-    )
+    _run(ctx, bench)
 
 
 @app.command("anchor")
 def bench_anchor(
+    ctx: typer.Context,
     results: int = typer.Option(100_000, help="signed results to anchor for the memory figure"),
     as_json: bool = AsJson,
 ) -> None:
     """Feed signed results through outbox, worker and chain: throughput, gas, memory."""
     from ledger.bench import anchor as bench
 
-    _emit(bench.run(results=results), as_json)
+    _run(ctx, bench)
 
 
 @app.command("fuzz")
 def bench_fuzz(
+    ctx: typer.Context,
     requests: int = typer.Option(10_000, help="schemathesis requests before the hostile corpus"),
     verify: bool = typer.Option(True, help="also run the hostile bundle corpus through verify"),
     as_json: bool = AsJson,
@@ -128,11 +129,12 @@ def bench_fuzz(
     on every endpoint and on `metaledger verify`; 5xx answers, crashes and API memory."""
     from ledger.bench import fuzz as bench
 
-    _emit(bench.run(requests=requests, verify=verify), as_json)
+    _run(ctx, bench)
 
 
 @app.command("verify")
 def bench_verify(
+    ctx: typer.Context,
     bundles: int = typer.Option(1000, min=1, help="anchored bundles to make and verify"),
     jobs: int = typer.Option(0, min=0, help="verify worker processes (0: one per core)"),
     as_json: bool = AsJson,
@@ -141,11 +143,12 @@ def bench_verify(
     `metaledger verify FOLDER --rpc URL` over them: bundles per second."""
     from ledger.bench import verify as bench
 
-    _emit(bench.run(bundles=bundles, jobs=jobs), as_json)
+    _run(ctx, bench)
 
 
 @app.command("scale")
 def bench_scale(
+    ctx: typer.Context,
     results: int = typer.Option(20_000, help="play until this many signed results are in"),
     api_processes: int = typer.Option(2, help="API processes (at least 2)"),
     workers: int = typer.Option(2, help="Celery workers (at least 2)"),
@@ -156,14 +159,12 @@ def bench_scale(
     a log-limited RPC proxy; SIGKILLs, a reorg and a fee spike; counts results anchored."""
     from ledger.bench import scale as bench
 
-    _emit(
-        bench.run(results=results, api_processes=api_processes, workers=workers, players=players),
-        as_json,
-    )
+    _run(ctx, bench)
 
 
 @app.command("trade")
 def bench_trade(
+    ctx: typer.Context,
     offers: int = typer.Option(10_000, help="signed offers posted before the list is timed"),
     requests: int = typer.Option(2_000, help="GET /offers requests timed, one at a time"),
     clients: int = typer.Option(8, help="concurrent clients posting offers"),
@@ -172,4 +173,4 @@ def bench_trade(
     """The offer book on a real Anvil: offers created per second, GET /offers p99 latency."""
     from ledger.bench import trade as bench
 
-    _emit(bench.run(offers=offers, requests=requests, clients=clients), as_json)
+    _run(ctx, bench)

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 
 from ledger.errors import MetaLedgerError, ServiceUnavailable
@@ -55,27 +56,19 @@ def log_tail(path: Path | None, window: int = 6, limit: int = 500) -> str:
     return text if len(text) <= limit else "..." + text[-limit:]
 
 
+@dataclass(eq=False)
 class ChildProcess:
     """One child process: started in its own process group with output to `log_file`."""
 
-    def __init__(
-        self,
-        name: str,
-        args: list[str],
-        *,
-        log_file: Path | None = None,
-        env: dict[str, str] | None = None,
-        cwd: Path | None = None,
-        die_with_parent: bool = True,
-    ) -> None:
-        self.name = name
-        self.args = args
-        self.log_file = log_file
-        self.env = env
-        self.cwd = cwd
-        self.die_with_parent = die_with_parent
-        self.process: subprocess.Popen[bytes] | None = None
-        self.started_at = 0.0
+    name: str
+    args: list[str]
+    _: KW_ONLY
+    log_file: Path | None = None
+    env: dict[str, str] | None = None
+    cwd: Path | None = None
+    die_with_parent: bool = True
+    process: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    started_at: float = field(default=0.0, init=False)
 
     @property
     def pid(self) -> int:

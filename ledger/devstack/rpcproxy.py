@@ -17,7 +17,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -79,27 +79,24 @@ class ProxyStats(PassSummary):
     json_rate_limited: int = 0
 
 
+@dataclass(eq=False)
 class LimitedRpcProxy:
     """A provider-like proxy in front of one node, on 127.0.0.1 (a thread of this process)."""
 
-    def __init__(
-        self,
-        upstream: str,
-        *,
-        max_log_range: int = 1000,
-        http_429_every: int = 0,
-        json_rate_limit_every: int = 0,
-        port: int = 0,
-    ) -> None:
-        self.upstream = upstream
-        self.max_log_range = max_log_range
-        self.http_429_every = http_429_every
-        self.json_rate_limit_every = json_rate_limit_every
-        self.stats = ProxyStats()
-        #: while set, every call is answered 503 (the provider is away)
-        self.down = False
+    upstream: str
+    _: KW_ONLY
+    max_log_range: int = 1000
+    http_429_every: int = 0
+    json_rate_limit_every: int = 0
+    #: where it listens (0: a free port; `url` says which)
+    port: int = 0
+    stats: ProxyStats = field(default_factory=ProxyStats, init=False)
+    #: while set, every call is answered 503 (the provider is away)
+    down: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._server = _QuietServer(("127.0.0.1", port), self._handler())
+        self._server = _QuietServer(("127.0.0.1", self.port), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="rpc-proxy", daemon=True

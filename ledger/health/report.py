@@ -110,50 +110,53 @@ def probe_chain(rpc_url: str, timeout: float) -> tuple[Component, int | None]:
     return Component(True, f"head block {head}"), head
 
 
+def worker_component(workers: LiveWorkers | None, stale_after: float) -> Component:
+    """The workers: up while one has beaten in the last `stale_after` seconds."""
+    if workers is None:
+        return Component(False, "unknown: the database does not answer")
+    if workers.count == 0:
+        return Component(False, f"no worker heartbeat in the last {stale_after:g} s")
+    return Component(
+        True,
+        f"{workers.count} worker(s); newest heartbeat {workers.newest_age_seconds or 0:.1f} s ago",
+    )
+
+
+def anchoring_component(pending: Backlog | None, limit: float) -> Component:
+    """The anchoring: up while no pending result has waited more than `limit` seconds."""
+    if pending is None:
+        return Component(False, "unknown: the database does not answer")
+    oldest = pending.oldest_pending_age_seconds
+    if oldest is not None and oldest > limit:
+        return Component(
+            False,
+            f"{pending.pending_results} result(s) pending; the oldest has waited "
+            f"{oldest:.0f} s (more than {limit:g} s)",
+        )
+    return Component(True, f"{pending.pending_results} result(s) pending")
+
+
 def check_health(settings: Settings, engine: Engine, rpc_url: str) -> HealthReport:
     """Probe every component once."""
     timeout = settings.health_timeout_seconds
     stale_after = HEARTBEAT_PERIODS * settings.worker_heartbeat_seconds
     workers: LiveWorkers | None = None
-    backlog: Backlog | None = None
+    pending: Backlog | None = None
     try:
         with Session(engine) as db:
             workers = live_workers(db, stale_after)
-            backlog = anchoring_backlog(db)
+            pending = anchoring_backlog(db)
         database = Component(True, "answers")
     except Exception as exc:  # any driver error means the database is down
         database = Component(False, f"query failed ({type(exc).__name__})")
-    if workers is None:
-        worker = Component(False, "unknown: the database does not answer")
-    elif workers.count == 0:
-        worker = Component(False, f"no worker heartbeat in the last {stale_after:g} s")
-    else:
-        worker = Component(
-            True,
-            f"{workers.count} worker(s); newest heartbeat {workers.newest_age_seconds or 0:.1f} s ago",
-        )
-    limit = settings.health_backlog_max_seconds
-    if backlog is None:
-        anchoring = Component(False, "unknown: the database does not answer")
-    elif (
-        backlog.oldest_pending_age_seconds is not None
-        and backlog.oldest_pending_age_seconds > limit
-    ):
-        anchoring = Component(
-            False,
-            f"{backlog.pending_results} result(s) pending; the oldest has waited "
-            f"{backlog.oldest_pending_age_seconds:.0f} s (more than {limit:g} s)",
-        )
-    else:
-        anchoring = Component(True, f"{backlog.pending_results} result(s) pending")
     chain, head = probe_chain(rpc_url, timeout)
     return HealthReport(
         database=database,
         broker=probe_broker(settings.resolved_broker_url, timeout),
         chain=chain,
-        worker=worker,
-        anchoring=anchoring,
+        worker=worker_component(workers, stale_after),
+        anchoring=anchoring_component(pending, settings.health_backlog_max_seconds),
         head_block=head,
         workers=workers,
-        backlog=backlog,
+        backlog=pending,
     )

@@ -34,8 +34,7 @@ from ledger.db import unit_of_work
 from ledger.db.models.trading import BookOffer, OfferFill, uint256_key
 from ledger.indexing import book_repository as book
 from ledger.indexing import repository as cursors
-from ledger.indexing.service import ChainFollower, configured_deployment
-from ledger.runtime.report import PassSummary
+from ledger.indexing.service import ChainFollower, FollowerReport, configured_deployment
 
 log = logging.getLogger(__name__)
 
@@ -45,11 +44,9 @@ CANCELLED_ON_CHAIN = "cancelled-on-chain"
 
 
 @dataclass
-class BookReport(PassSummary):
+class BookReport(FollowerReport):
     """What one pass of the book indexer did."""
 
-    from_block: int = 0
-    to_block: int = 0
     events: int = 0
     fills: int = 0
     assessed: int = 0

@@ -38,11 +38,17 @@ def window_start(indexed: int | None, head: int, deployment_block: int, reorg_de
 
 
 @dataclass
-class IndexReport(PassSummary):
-    """What one indexer pass did."""
+class FollowerReport(PassSummary):
+    """What every chain follower's pass reports first: the blocks it read."""
 
     from_block: int = 0
     to_block: int = 0
+
+
+@dataclass
+class IndexReport(FollowerReport):
+    """What one indexer pass did."""
+
     removed: int = 0
     added: int = 0
     rebuilt: bool = False

@@ -178,6 +178,14 @@ class TypedStruct:
             for f, v in zip(self.FIELDS, self.as_tuple(), strict=True)
         }
 
+    def as_record(self) -> dict[str, Any]:
+        """The struct's fields by their own names, bytes32 as 0x-hex: the columns of a stored
+        row (the inverse of `from_record`)."""
+        return {
+            f.name: (to_hex(v) if isinstance(v, bytes) else v)
+            for f, v in zip(fields(self), self.as_tuple(), strict=True)  # type: ignore[arg-type]
+        }
+
     @classmethod
     def from_message(cls, message: dict[str, Any]) -> Self:
         """Build from an EIP-712 message dict (the inverse of `as_message`)."""

@@ -40,12 +40,19 @@ _HEADER_SUFFIX = " wants you to sign in with your Ethereum account:"
 _UNRESERVED = r"A-Za-z0-9\-._~"
 _SUB_DELIMS = r"!$&'()*+,;="
 _PCT = r"%[0-9A-Fa-f]{2}"
-_PCHAR = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}:@]|{_PCT})"
+
+
+def _char_of(extra: str) -> str:
+    """One character of RFC 3986's `unreserved / pct-encoded / sub-delims` or of `extra`."""
+    return rf"(?:[{_UNRESERVED}{_SUB_DELIMS}{extra}]|{_PCT})"
+
+
+_PCHAR = _char_of(":@")
 _DEC_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9][0-9]|[0-9])"
 _IPV4 = rf"{_DEC_OCTET}\.{_DEC_OCTET}\.{_DEC_OCTET}\.{_DEC_OCTET}"
 _IP_LITERAL = rf"\[(?P<ip>[0-9A-Fa-f:.]+|v[0-9A-Fa-f]+\.[{_UNRESERVED}{_SUB_DELIMS}:]+)\]"
-_REG_NAME = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}]|{_PCT})*"
-_USERINFO = rf"(?:[{_UNRESERVED}{_SUB_DELIMS}:]|{_PCT})*"
+_REG_NAME = _char_of("") + "*"
+_USERINFO = _char_of(":") + "*"
 _AUTHORITY = rf"(?:{_USERINFO}@)?(?:{_IP_LITERAL}|{_IPV4}|{_REG_NAME})(?::[0-9]*)?"
 _SEGMENT_NZ = rf"{_PCHAR}+"
 _PATH_ABEMPTY = rf"(?:/{_PCHAR}*)*"

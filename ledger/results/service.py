@@ -145,22 +145,10 @@ def sign_and_store(
     ledger_address = ctx.chain.addresses.match_ledger
     digest = eip712.result_digest(struct, ctx.chain_id, ledger_address)
     signature = ctx.signer.sign_digest(digest)
-    message = struct.as_message()
     row = MatchResult(
-        match_id=match.id,
+        **struct.as_record(),
         chain_id=ctx.chain_id,
         verifying_contract=ledger_address,
-        game=struct.game,
-        ruleset_version=struct.ruleset_version,
-        player0=struct.player0,
-        player1=struct.player1,
-        deck0=message["deck0"],
-        deck1=message["deck1"],
-        seed_commitments=message["seedCommitments"],
-        transcript_hash=message["transcriptHash"],
-        final_state_hash=message["finalStateHash"],
-        winner=struct.winner,
-        ownership_block=struct.ownership_block,
         digest=to_hex(digest),
         signature=to_hex(signature),
         signer=ctx.signer.address,

@@ -20,6 +20,8 @@ from tests.api.helpers import (
     sign_in,
 )
 
+pytestmark = pytest.mark.chain
+
 
 def _games() -> list[str]:
     names = []
@@ -55,7 +57,6 @@ def _check_result(
     return dict(res)
 
 
-@pytest.mark.chain
 @pytest.mark.parametrize("game", _games())
 def test_bot_match_ends_in_a_signed_result(
     game: str, client: httpx.Client, anvil: AnvilNode, deployment: Deployment
@@ -81,7 +82,6 @@ def test_bot_match_ends_in_a_signed_result(
     assert res["ownership_block"] == started["ownership_block"]
 
 
-@pytest.mark.chain
 @pytest.mark.parametrize("game", _games())
 def test_two_player_match_ends_in_a_signed_result(
     game: str, client: httpx.Client, anvil: AnvilNode, deployment: Deployment

@@ -1,5 +1,5 @@
 """The offer book over HTTP on a real Anvil: offers checked and stored, listed, filled, cancelled,
-withdrawn and invalidated, on SQLite and PostgreSQL."""
+withdrawn and invalidated, on SQLite and PostgreSQL; an EIP-1271 contract wallet as a maker."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ledger.chain.exchange import cancel_calldata
 from ledger.devstack.anvil import AnvilNode
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import to_hex, uint256_hex
-from tests.api.conftest import transfer
+from tests.api.conftest import mint, transfer
 from tests.api.trading_support import (
     CARD_A,
     CARD_B,
@@ -34,6 +34,7 @@ from tests.api.trading_support import (
     send,
     stock,
 )
+from tests.contracts.conftest import load_test_artifact
 
 pytestmark = pytest.mark.chain
 
@@ -422,3 +423,63 @@ def test_signature_and_domain_refusals(
     checksum = client.get("/offers", params={"maker": bad_checksum(MAKER)})
     assert checksum.status_code == 422 and checksum.json()["field"] == "maker"
     assert client.get("/offers?status=any").json()["offers"] == []
+
+
+# -- an EIP-1271 contract wallet as a maker: its offer is checked through `isValidSignature`,
+# stored, filled, and withdrawn with a signature its owner makes for it
+
+
+def contract_wallet(anvil: AnvilNode, deployment: Deployment) -> str:
+    """An ERC1271WalletMock owned by OTHER, holding 3 of card A (JL-001), with the exchange
+    approved."""
+    w3 = anvil.w3
+    artifact = load_test_artifact("ERC1271WalletMock")
+    factory = w3.eth.contract(abi=artifact.abi, bytecode=artifact.bytecode)  # type: ignore[call-overload]
+    receipt = w3.eth.wait_for_transaction_receipt(
+        factory.constructor(OTHER).transact({"from": OTHER, "gas": 3_000_000})
+    )
+    wallet = w3.eth.contract(address=receipt["contractAddress"], abi=artifact.abi)  # type: ignore[call-overload]
+    mint(anvil, deployment, {wallet.address: {("metax", "JL-001"): 3}})
+    tx = wallet.functions.approve(deployment.card_token, deployment.card_exchange).transact(
+        {"from": OTHER, "gas": 200_000}
+    )
+    assert w3.eth.wait_for_transaction_receipt(tx)["status"] == 1
+    return str(wallet.address)
+
+
+def test_an_eip1271_maker(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment, database_url: str
+) -> None:
+    wallet = contract_wallet(anvil, deployment)
+    mint(anvil, deployment, {TAKER: {("metax", "JL-003"): 1}})
+    approve(anvil, deployment, TAKER_KEY)
+    offer = make_offer(anvil, maker=wallet)
+    # the wallet's owner signs for it (the mock accepts its owner's ECDSA signature)
+    created = post_offer(client, body(offer, deployment, key=OTHER_KEY))
+    assert created["maker"] == wallet and created["maker_is_contract"] is True
+    # another key's signature is refused through isValidSignature
+    stranger = client.post(
+        "/offers", json=body(make_offer(anvil, maker=wallet, nonce=2), deployment, key=TAKER_KEY)
+    )
+    assert stranger.status_code == 422 and stranger.json()["field"] == "signature"
+    plan, _sent = fill(client, anvil, created["offer_hash"])
+    assert plan["simulation"]["ok"] is True
+    book_indexer(database_url, anvil, deployment).run_once()
+    assert client.get(f"/offers/{created['offer_hash']}").json()["status"] == "filled"
+    # the wallet sold 2 of its 3 card A for the taker's card C
+    assert balances(anvil, deployment, wallet) == [1, 0, 1]
+    # a second offer, withdrawn with the owner's signature for the wallet
+    second = post_offer(
+        client,
+        body(
+            make_offer(anvil, maker=wallet, nonce=3, given_amounts=(1,)), deployment, key=OTHER_KEY
+        ),
+    )
+    withdrawal = eip712.OfferWithdrawal(second["offer_hash"])
+    signature = to_hex(
+        eip712.sign(OTHER_KEY, withdrawal, deployment.chain_id, deployment.card_exchange)
+    )
+    done = client.request(
+        "DELETE", f"/offers/{second['offer_hash']}", json={"signature": signature}
+    )
+    assert done.status_code == 200 and done.json()["offer"]["status"] == "withdrawn"

@@ -58,22 +58,10 @@ def result_rows(deployment: Deployment, n: int, game: str = "metax") -> Iterator
         )
         digest = eip712.result_digest(result, deployment.chain_id, deployment.match_ledger)
         sig = sign_digest(SIGNER_KEY, digest)
-        m = result.as_message()
         yield {
-            "match_id": m["matchId"],
+            **result.as_record(),
             "chain_id": deployment.chain_id,
             "verifying_contract": deployment.match_ledger,
-            "game": game,
-            "ruleset_version": "1",
-            "player0": PLAYER0,
-            "player1": PLAYER1,
-            "deck0": m["deck0"],
-            "deck1": m["deck1"],
-            "seed_commitments": m["seedCommitments"],
-            "transcript_hash": m["transcriptHash"],
-            "final_state_hash": m["finalStateHash"],
-            "winner": PLAYER0,
-            "ownership_block": 1,
             "digest": "0x" + digest.hex(),
             "signature": "0x" + sig.hex(),
             "signer": Account.from_key(SIGNER_KEY).address,
@@ -217,7 +205,6 @@ def store_played_match(
         ownership_block=block["number"],
     )
     digest = eip712.result_digest(struct, deployment.chain_id, deployment.match_ledger)
-    m = struct.as_message()
     with engine.begin() as conn:
         _ensure_wallets(conn, list(players))
         conn.execute(
@@ -265,20 +252,9 @@ def store_played_match(
                     k: v
                     for k, v in _row(
                         MatchResult,
-                        match_id=match_id,
+                        **struct.as_record(),
                         chain_id=deployment.chain_id,
                         verifying_contract=deployment.match_ledger,
-                        game=game.name,
-                        ruleset_version=game.ruleset_version,
-                        player0=players[0],
-                        player1=players[1],
-                        deck0=m["deck0"],
-                        deck1=m["deck1"],
-                        seed_commitments=m["seedCommitments"],
-                        transcript_hash=m["transcriptHash"],
-                        final_state_hash=m["finalStateHash"],
-                        winner=m["winner"],
-                        ownership_block=block["number"],
                         digest="0x" + digest.hex(),
                         signature="0x" + sign_digest(SIGNER_KEY, digest).hex(),
                         signer=Account.from_key(SIGNER_KEY).address,

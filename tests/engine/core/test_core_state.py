@@ -17,7 +17,7 @@ from engine.core.bots import RandomBot, play_match
 from engine.core.errors import DeckRejected, IllegalAction, ReplayDiverged, ReplayRejected
 from engine.core.game import get_game, new_match
 from engine.core.prng import Prng
-from engine.core.state import GameState, pack_ints, pack_prng
+from engine.core.state import GameState, field_copier, pack_ints, pack_prng
 from engine.core.transcript import Recorder, Transcript, replay
 
 GAMES = ("metax", "metaversus", "metamasters")
@@ -256,3 +256,37 @@ def test_a_clone_sets_every_field_and_shares_no_list(game: str) -> None:
             for inner, copy_inner in zip(value, copy_value, strict=True):
                 if isinstance(inner, list):
                     assert copy_inner is not inner, name
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_field_copier_of_a_state_names_every_slot_once(game: str) -> None:
+    state_class = get_game(game).state_class
+    assert state_class.clone.fields == _slots(state_class)  # type: ignore[attr-defined]
+
+
+def test_a_field_copier_copies_each_field_by_its_kind() -> None:
+    class Prng:
+        def clone(self) -> str:
+            return "cloned"
+
+    class Box:
+        __slots__ = ("a", "b", "c", "d", "e")
+
+    def copy_e(box: Box, copy: Box) -> None:
+        copy.e = box.e * 2
+
+    copy = field_copier(shared="a", copied="b", paired="c", cloned="d", by_hand="e", then=copy_e)
+    box = Box()
+    box.a, box.b, box.c, box.d, box.e = [1], [2], [[3], [4]], Prng(), "e"
+    c = copy(box)
+    assert type(c) is Box and c.a is box.a and c.d == "cloned" and c.e == "ee"
+    assert c.b == [2] and c.b is not box.b
+    assert c.c == [[3], [4]] and c.c[0] is not box.c[0] and c.c[1] is not box.c[1]
+    assert copy.fields == {"a", "b", "c", "d", "e"}  # type: ignore[attr-defined]
+    assert not hasattr(field_copier(shared="a")(box), "b")
+    with pytest.raises(ValueError, match="identifiers"):
+        field_copier(shared="a", copied="a")
+    with pytest.raises(ValueError, match="identifiers"):
+        field_copier(shared="x=1")
+    with pytest.raises(ValueError, match="both or neither"):
+        field_copier(shared="a", by_hand="e")

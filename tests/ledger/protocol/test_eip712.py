@@ -4,6 +4,7 @@ eth-account's generic encoder over its typed data, and signatures recover to the
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
 
 import pytest
 from eth_account import Account
@@ -84,6 +85,16 @@ def test_digest_equals_eth_accounts_encoder(struct: eip712.TypedStruct) -> None:
     account = Account.create()
     signed = Account.sign_typed_data(account.key, full_message=typed)
     assert recover_low_s_signer(ours, bytes(signed.signature)) == account.address
+
+
+@pytest.mark.parametrize("struct", _structs(), ids=lambda s: type(s).__name__)
+def test_a_record_is_the_fields_by_name_with_bytes32_as_hex(struct: eip712.TypedStruct) -> None:
+    record = struct.as_record()
+    message = struct.as_message()
+    # the same values as the message, in field order, under the dataclass names
+    assert list(record.values()) == list(message.values())
+    assert all(not isinstance(v, bytes) for v in record.values())
+    assert type(struct).from_record(SimpleNamespace(**record)) == struct
 
 
 def _eth_account_digest(typed: dict[str, object]) -> bytes:
