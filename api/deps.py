@@ -11,7 +11,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
 
 from ledger.auth import service as auth
-from ledger.db import run_unit
+from ledger.db import Transaction, run_lean, run_unit
 from ledger.errors import Unauthorized
 from ledger.runtime.context import Context
 
@@ -34,6 +34,12 @@ async def get_context(request: Request) -> Context:
 def run(ctx: Context, work: Callable[[Session], T], *, write: bool = True) -> T:
     """Run `work` in the request's one unit of work (`ledger.db.unit`)."""
     return run_unit(ctx.db, work, write=write)
+
+
+def run_hot(ctx: Context, work: Callable[[Transaction], T], *, write: bool = True) -> T:
+    """Run `work` in the request's one unit of work, the lean kind (no ORM Session unless the
+    work asks for one): the play loop's hot routes."""
+    return run_lean(ctx.db, work, write=write)
 
 
 async def session_token(

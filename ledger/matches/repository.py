@@ -20,6 +20,7 @@ from ledger.db.models import (
 )
 from ledger.db.models.matches import LIVE_STATUSES
 from ledger.db.prepared import Prepared
+from ledger.db.unit import DB, orm
 
 
 def add(db: Session, *rows: Any) -> None:
@@ -41,16 +42,16 @@ _SEATS = (
 )
 
 
-def get_match(db: Session, match_id: str) -> Match | None:
+def get_match(db: DB, match_id: str) -> Match | None:
     """A match by id (fresh from the database)."""
-    return db.exec(
+    return orm(db).exec(
         _GET_MATCH.execution_options(populate_existing=True), params={"match_id": match_id}
     ).first()
 
 
-def seats(db: Session, match_id: str) -> list[MatchSeat]:
+def seats(db: DB, match_id: str) -> list[MatchSeat]:
     """The seats of a match, by seat number."""
-    return list(db.exec(_SEATS, params={"match_id": match_id}).all())
+    return list(orm(db).exec(_SEATS, params={"match_id": match_id}).all())
 
 
 def open_matches(db: Session, game: str | None, limit: int = 50) -> Sequence[Match]:
@@ -86,7 +87,7 @@ def _update_if_version(columns: tuple[str, ...]) -> Prepared:
 
 
 def update_match_if_version(
-    db: Session, match_id: str, version: int, values: dict[str, Any]
+    db: DB, match_id: str, version: int, values: dict[str, Any]
 ) -> bool:
     """Write `values` only if the match is still at `version`; False if someone else moved first."""
     statement = _update_if_version(tuple(sorted(values)))
@@ -108,7 +109,7 @@ _ACTIONS = MatchAction.__table__  # type: ignore[attr-defined]
 _INSERT_ACTION = Prepared(insert(_ACTIONS))  # every column, bound by its name
 
 
-def insert_actions(db: Session, rows: list[dict[str, Any]]) -> None:
+def insert_actions(db: DB, rows: list[dict[str, Any]]) -> None:
     """Insert action rows, each with every column (the primary key refuses an index applied
     twice: IntegrityError)."""
     if rows:
@@ -139,7 +140,7 @@ _ACTION_ROWS = Prepared(
 )
 
 
-def action_rows(db: Session, match_id: str, *, since: int, limit: int) -> list[list[Any]]:
+def action_rows(db: DB, match_id: str, *, since: int, limit: int) -> list[list[Any]]:
     """The action JSON values of a match in order, `limit` of them from index `since`."""
     values = {"match_id": match_id, "since": since, "limit": limit}
     return [list(row[0]) for row in _ACTION_ROWS.all(db, values)]
@@ -179,13 +180,13 @@ _SNAPSHOT = Prepared(
 )
 
 
-def live_match(db: Session, match_id: str) -> LiveMatch | None:
+def live_match(db: DB, match_id: str) -> LiveMatch | None:
     """A match's columns but its state snapshot (one prepared statement, no ORM)."""
     row = _LIVE_MATCH.first(db, {"match_id": match_id})
     return None if row is None else LiveMatch(*row)
 
 
-def snapshot(db: Session, match_id: str) -> tuple[dict[str, Any] | None, int]:
+def snapshot(db: DB, match_id: str) -> tuple[dict[str, Any] | None, int]:
     """A match's state snapshot and the version it is a snapshot of."""
     row = _SNAPSHOT.first(db, {"match_id": match_id})
     return (None, 0) if row is None else (row[0], int(row[1]))
