@@ -44,9 +44,11 @@ _SEATS = (
 
 def get_match(db: DB, match_id: str) -> Match | None:
     """A match by id (fresh from the database)."""
-    return orm(db).exec(
-        _GET_MATCH.execution_options(populate_existing=True), params={"match_id": match_id}
-    ).first()
+    return (
+        orm(db)
+        .exec(_GET_MATCH.execution_options(populate_existing=True), params={"match_id": match_id})
+        .first()
+    )
 
 
 def seats(db: DB, match_id: str) -> list[MatchSeat]:
@@ -86,9 +88,7 @@ def _update_if_version(columns: tuple[str, ...]) -> Prepared:
     )
 
 
-def update_match_if_version(
-    db: DB, match_id: str, version: int, values: dict[str, Any]
-) -> bool:
+def update_match_if_version(db: DB, match_id: str, version: int, values: dict[str, Any]) -> bool:
     """Write `values` only if the match is still at `version`; False if someone else moved first."""
     statement = _update_if_version(tuple(sorted(values)))
     params = {f"set_{name}": value for name, value in values.items()}

@@ -86,9 +86,7 @@ _MASK64 = (1 << 64) - 1
 # -- loading -------------------------------------------------------------------------------
 
 
-def get_match(
-    db: DB, match_id: str, ctx: Context | None = None
-) -> tuple[Match, list[MatchSeat]]:
+def get_match(db: DB, match_id: str, ctx: Context | None = None) -> tuple[Match, list[MatchSeat]]:
     """A match and its seats; NotFound if there is none. With `ctx`, the seats of an active
     match come from the process's seat cache (they do not change while it is played)."""
     match = repo.get_match(db, match_id)
@@ -779,9 +777,7 @@ def legal_moves_of(db: DB, ctx: Context, match_id: str, address: str) -> list[di
     return legal_actions(db, ctx, match, seat_of(seats, address))
 
 
-def legal_actions(
-    db: DB, ctx: Context, match: AnyMatch, seat: MatchSeat
-) -> list[dict[str, Any]]:
+def legal_actions(db: DB, ctx: Context, match: AnyMatch, seat: MatchSeat) -> list[dict[str, Any]]:
     """The caller's legal moves in its own ids, with its labels (empty when it is not its turn)."""
     if match.status != MatchStatus.ACTIVE or match.current_player != seat.seat:
         return []

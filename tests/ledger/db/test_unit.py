@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, bindparam, insert, select
-from sqlmodel import Session
 
 from ledger.db import (
     DB,
@@ -27,12 +26,11 @@ from ledger.db import (
     run_unit,
     unit_of_work,
 )
-from ledger.db.prepared import Prepared
 from ledger.db.migrations import require_latest, upgrade
 from ledger.db.models import Wallet, utcnow
+from ledger.db.prepared import Prepared
 from ledger.db.unit import keep_on_refusal
 from ledger.errors import ConfigurationError, Conflict, NotFound, ServiceUnavailable
-
 
 Unit = Callable[..., AbstractContextManager[Any]]
 Run = Callable[..., Any]
@@ -185,8 +183,6 @@ def test_a_lean_writer_holds_the_sqlite_write_lock_until_it_ends(tmp_path: Path)
         assert _addresses(engine) == ["0xFIRST", "0xSECOND"]
     finally:
         engine.dispose()
-
-
 
 
 def test_the_api_requires_the_latest_schema(database_url: str) -> None:
