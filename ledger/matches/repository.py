@@ -117,16 +117,19 @@ def insert_actions(db: DB, rows: list[dict[str, Any]]) -> None:
 
 
 def match_actions(
-    db: Session, match_id: str, *, since: int = 0, limit: int | None = None
+    db: Session, match_id: str, *, since: int = 0, limit: int | None = None, views: bool = True
 ) -> Sequence[MatchAction]:
     """The actions of a match in order, from index `since` (clamped to the 64-bit range the
-    database compares)."""
+    database compares); without `views`, the viewers' projections are not loaded (the result's
+    transcript does not carry them)."""
     since = max(0, min(since, 2**63 - 1))
     query = (
         select(MatchAction)
         .where(col(MatchAction.match_id) == match_id, col(MatchAction.index) >= since)
         .order_by(col(MatchAction.index))
     )
+    if not views:
+        query = query.options(defer(MatchAction.views))  # type: ignore[arg-type]
     if limit is not None:
         query = query.limit(limit)
     return db.exec(query).all()
