@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from api.deps import Ctx, Token, bearer, context_of, session_token
+from api.deps import Ctx, Token, context_of, request_token
 from api.limits import PARSED_BODY
 from ledger.protocol import untrusted
 
@@ -98,7 +98,7 @@ class HotRoute(APIRoute):
                 for name in contexts:
                     values[name] = ctx
             if tokens:
-                token = await session_token(await bearer(request))
+                token = request_token(request)
                 for name in tokens:
                     values[name] = token
             errors: list[dict[str, Any]] = []
