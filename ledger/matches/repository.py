@@ -42,13 +42,14 @@ _SEATS = (
 )
 
 
+#: built once: a statement's cache key is worked out once per statement object, and
+#: `execution_options` makes a new one
+_GET_MATCH_FRESH = _GET_MATCH.execution_options(populate_existing=True)
+
+
 def get_match(db: DB, match_id: str) -> Match | None:
     """A match by id (fresh from the database)."""
-    return (
-        orm(db)
-        .exec(_GET_MATCH.execution_options(populate_existing=True), params={"match_id": match_id})
-        .first()
-    )
+    return orm(db).exec(_GET_MATCH_FRESH, params={"match_id": match_id}).first()
 
 
 def seats(db: DB, match_id: str) -> list[MatchSeat]:
