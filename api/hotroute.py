@@ -10,6 +10,9 @@ a client sees is unchanged: a missing token is the same 401, a bad path or body 
 problem+json listing every error with its location (`RequestValidationError`, rendered by
 `api.problems`), and the input limits of `api.limits` are applied before (the document it
 parsed is reused, not parsed again). The endpoint returns its `Response` itself.
+
+`HotPath` is the app's ASGI entry in front of FastAPI's middleware stack: a hot route's request
+goes through the app's own middleware and exception handlers straight to that lean handler.
 """
 
 from __future__ import annotations
