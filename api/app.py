@@ -8,8 +8,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from sqlalchemy import Engine
+from starlette.types import ASGIApp
 
 from api import docs, pages, problems
+from api.hotroute import HotPath
 from api.limits import InputLimitsMiddleware
 from api.metrics import MetricsMiddleware
 from api.routes import (
@@ -50,6 +52,15 @@ def _prepare_database(engine: Engine) -> None:
         run_unit(engine, sync_card_designs)
 
 
+class MetaLedgerApp(FastAPI):
+    """FastAPI whose ASGI entry serves the play loop's hot routes (`routes/matches.hot`) by
+    their lean path (`api.hotroute.HotPath`), every other request by the full stack."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        """The full stack behind the hot routes' lean path."""
+        return HotPath(self, super().build_middleware_stack(), matches.hot.routes)  # type: ignore[arg-type]
+
+
 def create_app(settings: Settings | None = None, *, chain: ChainClient | None = None) -> FastAPI:
     """Build the app; the chain client, database engine and signer are set up at startup."""
 
@@ -77,7 +88,7 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
                 ctx.chain.close()
 
     restore_recursion_limit()
-    app = FastAPI(
+    app = MetaLedgerApp(
         title="MetaLedger API",
         version="1.0.0",
         description=DESCRIPTION,

@@ -8,10 +8,11 @@ from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security.utils import get_authorization_scheme_param
 from sqlmodel import Session
 
 from ledger.auth import service as auth
-from ledger.db import run_unit
+from ledger.db import Transaction, run_lean, run_unit
 from ledger.errors import Unauthorized
 from ledger.runtime.context import Context
 
@@ -36,15 +37,35 @@ def run(ctx: Context, work: Callable[[Session], T], *, write: bool = True) -> T:
     return run_unit(ctx.db, work, write=write)
 
 
+def run_hot(ctx: Context, work: Callable[[Transaction], T], *, write: bool = True) -> T:
+    """Run `work` in the request's one unit of work, the lean kind (no ORM Session unless the
+    work asks for one): the play loop's hot routes."""
+    return run_lean(ctx.db, work, write=write)
+
+
+def _bearer_credentials(scheme: str, credentials: str) -> str:
+    if scheme.lower() != "bearer" or not credentials:
+        raise Unauthorized(
+            "sign in first (POST /auth/nonce, then POST /auth/verify) and send Authorization: Bearer <token>"
+        )
+    return credentials
+
+
 async def session_token(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
 ) -> str:
     """The bearer token of the request (401 if there is none); not yet checked."""
-    if credentials is None or credentials.scheme.lower() != "bearer" or not credentials.credentials:
-        raise Unauthorized(
-            "sign in first (POST /auth/nonce, then POST /auth/verify) and send Authorization: Bearer <token>"
-        )
-    return credentials.credentials
+    if credentials is None:
+        return _bearer_credentials("", "")
+    return _bearer_credentials(credentials.scheme, credentials.credentials)
+
+
+def request_token(request: Request) -> str:
+    """`session_token` read straight from the request's Authorization header, as `bearer`
+    parses it, without building its credentials model (the hot routes)."""
+    return _bearer_credentials(
+        *get_authorization_scheme_param(request.headers.get("Authorization"))
+    )
 
 
 def current_address(request: Request, token: Annotated[str, Depends(session_token)]) -> str:

@@ -10,22 +10,29 @@ a client sees is unchanged: a missing token is the same 401, a bad path or body 
 problem+json listing every error with its location (`RequestValidationError`, rendered by
 `api.problems`), and the input limits of `api.limits` are applied before (the document it
 parsed is reused, not parsed again). The endpoint returns its `Response` itself.
+
+`HotPath` is the app's ASGI entry in front of FastAPI's middleware stack: a hot route's request
+goes through the app's own middleware and exception handlers straight to that lean handler.
 """
 
 from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
+from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from starlette._utils import get_route_path
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from api.deps import Ctx, Token, bearer, context_of, session_token
+from api.deps import Ctx, Token, context_of, request_token
 from api.limits import PARSED_BODY
 from ledger.protocol import untrusted
 
@@ -94,7 +101,7 @@ class HotRoute(APIRoute):
                 for name in contexts:
                     values[name] = ctx
             if tokens:
-                token = await session_token(await bearer(request))
+                token = request_token(request)
                 for name in tokens:
                     values[name] = token
             errors: list[dict[str, Any]] = []
@@ -125,3 +132,78 @@ class HotRoute(APIRoute):
             return response
 
         return handle
+
+
+_HANDLER = "metaledger.hot_handler"
+
+
+class HotPath:
+    """The app's ASGI entry: a request for a hot route goes to its lean handler through the
+    app's own middleware (metrics, input limits) and its exception handlers; every other request
+    goes to the full stack. What is skipped is per-request machinery a hot route does not use:
+    FastAPI's exception telemetry (only when telemetry is off) and body-limit layers, the
+    exception middleware's and FastAPI's request wrappers and exit stacks, and the router's walk
+    over the included routers. Answers, problem+json bodies, headers, metrics and the 500 for an
+    unexpected error (sent, then re-raised for the server to log) are those of the full stack;
+    a method or path no hot route takes exactly (HEAD, a trailing slash) goes the full way."""
+
+    def __init__(self, app: FastAPI, stack: ASGIApp, routes: Sequence[APIRoute]) -> None:
+        self.stack = stack
+        telemetry = getattr(app, "_native_telemetry", None)
+        self.enabled = not (telemetry is not None and telemetry.enabled())
+        self.routes = [
+            (route, route.path_regex, frozenset(route.methods or ()), route.get_route_handler())
+            for route in routes
+        ]
+        handlers = dict(app.exception_handlers)
+        self.unexpected = handlers.pop(500, None) or handlers.pop(Exception, None)
+        handlers.pop(Exception, None)
+        self.by_status = {k: v for k, v in handlers.items() if isinstance(k, int)}
+        self.by_class = {k: v for k, v in handlers.items() if isinstance(k, type)}
+        lean: ASGIApp = self._endpoint
+        for cls, args, kwargs in reversed(app.user_middleware):
+            lean = cls(lean, *args, **kwargs)
+        self.lean = lean
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.enabled:
+            path, method = get_route_path(scope), scope["method"]
+            for route, regex, methods, handler in self.routes:
+                matched = regex.match(path)
+                if matched is not None and method in methods:
+                    convert = route.param_convertors
+                    params = {k: convert[k].convert(v) for k, v in matched.groupdict().items()}
+                    scope["path_params"] = {**scope.get("path_params", {}), **params}
+                    scope["route"], scope["endpoint"] = route, route.endpoint
+                    scope[_HANDLER] = handler
+                    await self.lean(scope, receive, send)
+                    return
+        await self.stack(scope, receive, send)
+
+    async def _endpoint(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive, send)
+        try:
+            response = await scope[_HANDLER](request)
+        except Exception as exc:
+            handler = self._handler(exc)
+            if handler is None:  # as Starlette's ServerErrorMiddleware: the 500, then re-raise
+                if self.unexpected is None:
+                    await PlainTextResponse("Internal Server Error", status_code=500)(
+                        scope, receive, send
+                    )
+                else:
+                    await (await self.unexpected(request, exc))(scope, receive, send)
+                raise
+            response = await handler(request, exc)
+            exc.__traceback__ = None  # a reused exception instance would keep growing it
+        await response(scope, receive, send)
+
+    def _handler(self, exc: Exception) -> Any:
+        """The app's exception handler for `exc` (by status, then class), as Starlette looks
+        it up; None for an unexpected error."""
+        if isinstance(exc, HTTPException) and exc.status_code in self.by_status:
+            return self.by_status[exc.status_code]
+        for cls in type(exc).__mro__:
+            if cls in self.by_class:
+                return self.by_class[cls]
+        return None

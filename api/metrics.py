@@ -38,11 +38,19 @@ OLDEST_PENDING = Gauge(
 )
 
 
+#: at most this many labelled series are remembered per metric (a client picks the method)
+_CACHED_SERIES = 512
+
+
 class MetricsMiddleware:
     """Count and time every HTTP request by its route template (not its raw path)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        # the labelled series, looked up once each (prometheus_client's `labels` takes a lock
+        # and checks the label values on every call)
+        self._counts: dict[tuple[str, str, int], Any] = {}
+        self._latencies: dict[tuple[str, str], Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -62,8 +70,19 @@ class MetricsMiddleware:
             route: Any = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
             method = scope.get("method", "GET")
-            REQUESTS.labels(method, template, str(status["code"])).inc()
-            LATENCY.labels(method, template).observe(time.perf_counter() - start)
+            code = status["code"]
+            count = self._counts.get((method, template, code))
+            if count is None:
+                count = REQUESTS.labels(method, template, str(code))
+                if len(self._counts) < _CACHED_SERIES:
+                    self._counts[method, template, code] = count
+            count.inc()
+            latency = self._latencies.get((method, template))
+            if latency is None:
+                latency = LATENCY.labels(method, template)
+                if len(self._latencies) < _CACHED_SERIES:
+                    self._latencies[method, template] = latency
+            latency.observe(time.perf_counter() - start)
 
 
 def record_health(report: HealthReport) -> None:

@@ -12,10 +12,11 @@ from pydantic_core import to_json
 from sqlmodel import Session
 
 from api import present, ratelimit, schemas
-from api.deps import Caller, Ctx, Token, run
+from api.deps import Caller, Ctx, Token, run, run_hot
 from api.hotroute import HotRoute
 from api.metrics import ACTIONS, RESULTS
 from ledger.auth import service as auth
+from ledger.db import Transaction
 from ledger.db.models import Match, MatchStatus
 from ledger.errors import NotFound
 from ledger.matches import service as matches
@@ -150,11 +151,11 @@ def view(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.ViewOut:
 async def legal_actions(match_id: MatchId, ctx: Ctx, token: Token) -> Response:
     """Your legal actions now (empty when it is not your turn)."""
 
-    def work(db: Session) -> list[dict[str, Any]]:
+    def work(db: Transaction) -> list[dict[str, Any]]:
         return matches.legal_moves_of(db, ctx, match_id, auth.authenticate(db, token, ctx))
 
     # on the event loop's thread, like act(); the engine's moves already have the answer's shape
-    return _json(run(ctx, work, write=False))
+    return _json(run_hot(ctx, work, write=False))
 
 
 @hot.post("/{match_id}/actions", response_model=schemas.ActionOut)
@@ -164,7 +165,7 @@ async def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token)
     concurrency: of two submissions for the same version, one applies and the other gets 409.
     The answer carries the operator's receipt of every entry appended (yours and the bot's)."""
 
-    def work(db: Session) -> dict[str, Any]:
+    def work(db: Transaction) -> dict[str, Any]:
         caller = auth.authenticate(db, token, ctx)  # in the same transaction (the hot path)
         outcome = matches.submit_action(
             db, ctx, match_id, caller, list(body.action), body.salt, body.signature, body.version
@@ -188,7 +189,7 @@ async def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token)
 
     # the hot path runs on the event loop's thread: CPU-bound, one short local transaction, and
     # no hand-over to a worker thread (which costs more than the move under load)
-    out = run(ctx, work)
+    out = run_hot(ctx, work)
     ACTIONS.labels("player").inc()
     if len(out["applied"]) > 1:
         ACTIONS.labels("bot").inc(len(out["applied"]) - 1)

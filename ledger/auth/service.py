@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from sqlmodel import Session
 
 from ledger.auth import repository as repo
-from ledger.db import after_commit
+from ledger.db import DB, after_commit, orm
 from ledger.db.models import Session as SessionRow
 from ledger.db.models import utcnow
 from ledger.errors import Unauthorized
@@ -99,7 +99,7 @@ def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn
     return SignedIn(token, parsed.address, expires, not is_eoa)
 
 
-def authenticate(db: Session, token: str, ctx: Context | None = None) -> str:
+def authenticate(db: DB, token: str, ctx: Context | None = None) -> str:
     """The address of the live session `token`; Unauthorized if unknown, revoked or expired.
     With `ctx`, a session this process read less than `session_cache_seconds` ago is trusted
     without reading it again."""
@@ -108,7 +108,7 @@ def authenticate(db: Session, token: str, ctx: Context | None = None) -> str:
         cached = ctx.sessions.get(token_hash, now)
         if cached is not None:
             return cached
-    row = repo.session_owner(db, token_hash)
+    row = repo.session_owner(orm(db), token_hash)
     if row is None or row[2]:
         raise Unauthorized("no such session; sign in again", reason="unknown-session")
     if row[1] <= now:

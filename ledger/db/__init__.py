@@ -1,16 +1,31 @@
 """Persistence: database engines, the one unit of work, the models and their migrations."""
 
 from ledger.db.engine import create_all, dispose_engine, get_engine, make_engine, normalise_url
-from ledger.db.unit import after_commit, keep_on_refusal, run_unit, unit_of_work
+from ledger.db.unit import (
+    DB,
+    Transaction,
+    after_commit,
+    keep_on_refusal,
+    lean_unit,
+    orm,
+    run_lean,
+    run_unit,
+    unit_of_work,
+)
 
 __all__ = [
+    "DB",
+    "Transaction",
     "after_commit",
     "create_all",
     "dispose_engine",
     "get_engine",
     "keep_on_refusal",
+    "lean_unit",
     "make_engine",
     "normalise_url",
+    "orm",
+    "run_lean",
     "run_unit",
     "unit_of_work",
 ]

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.pool import NullPool
+from sqlalchemy.pool import NullPool, Pool, PoolProxiedConnection
 from sqlmodel import SQLModel
 
 from ledger.db.writelock import SqliteWriteLock
@@ -41,23 +42,37 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 _BEGIN_IMMEDIATE = "BEGIN IMMEDIATE"
 _BEGIN_DEFERRED = "BEGIN DEFERRED"
+#: the write lock of each SQLite engine, by its pool (option engines share their engine's pool)
+_WRITE_LOCKS: weakref.WeakKeyDictionary[Pool, SqliteWriteLock] = weakref.WeakKeyDictionary()
 
 
-def _sqlite_begin(lock: SqliteWriteLock) -> Any:
+def begin_transaction(engine: Engine, fairy: PoolProxiedConnection, *, write: bool) -> None:
+    """Begin a transaction on a pooled connection of `engine`. SQLite: a writing transaction
+    queues on the file's write lock first (no busy-handler sleeps), then takes SQLite's write
+    lock at BEGIN (IMMEDIATE), so read-then-write transactions serialise instead of failing on
+    lock upgrade; readers stay DEFERRED; a connection already in a transaction (a lean unit of
+    work's, which an ORM Session then joins) is left as it is. Other databases begin on their
+    first statement."""
+    lock = _WRITE_LOCKS.get(engine.pool)
+    if lock is None:
+        return
+    driver: Any = fairy.driver_connection
+    if driver.in_transaction:
+        return
+    if write:
+        lock.acquire(fairy.info)
+    # straight to the driver: SQLAlchemy's statement path costs more than SQLite's BEGIN
+    statement = _BEGIN_IMMEDIATE if write else _BEGIN_DEFERRED
+    try:
+        driver.execute(statement)
+    except sqlite3.Error as exc:  # as SQLAlchemy would raise it (the unit of work maps it)
+        raise DBAPIError.instance(statement, None, exc, sqlite3.Error) from exc
+
+
+def _sqlite_begin(engine: Engine) -> Any:
     def begin(conn: Any) -> None:
-        # Writing transactions take SQLite's write lock at BEGIN (IMMEDIATE), so read-then-write
-        # transactions serialise instead of failing on lock upgrade; readers stay DEFERRED.
-        # A writer queues on the file's write lock first (no busy-handler sleeps).
-        write = conn.get_execution_options().get("metaledger_write")
-        fairy = conn.connection
-        if write:
-            lock.acquire(fairy.info)
-        # straight to the driver: SQLAlchemy's statement path costs more than SQLite's BEGIN
-        statement = _BEGIN_IMMEDIATE if write else _BEGIN_DEFERRED
-        try:
-            fairy.driver_connection.execute(statement)
-        except sqlite3.Error as exc:  # as SQLAlchemy would raise it (the unit of work maps it)
-            raise DBAPIError.instance(statement, None, exc, sqlite3.Error) from exc
+        write = bool(conn.get_execution_options().get("metaledger_write"))
+        begin_transaction(engine, conn.connection, write=write)
 
     return begin
 
@@ -75,8 +90,9 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             if database and database != ":memory:" and "mode=memory" not in url
             else None
         )
+        _WRITE_LOCKS[engine.pool] = lock
         event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", _sqlite_begin(lock))
+        event.listen(engine, "begin", _sqlite_begin(engine))
         event.listen(engine, "checkin", lambda _dbapi, record: lock.release(record.info))
         event.listen(engine, "invalidate", lambda _dbapi, record, _exc: lock.release(record.info))
         return engine

@@ -5,8 +5,9 @@ SQLAlchemy's ORM and even a Core `execute` spend 40–140 µs per statement (cac
 contexts, result wrappers) on work that is the same for every move; here the SQL text, the order
 of its parameters and the column types' own bind and result processors (JSON, timezone-aware
 datetimes, booleans) are worked out once, so each execution is the driver call alone and the
-values stored are exactly those SQLAlchemy would store. The transaction is the session's: its
-`BEGIN` (with SQLite's write lock), commit and rollback stay the unit of work's.
+values stored are exactly those SQLAlchemy would store. The transaction is the unit of work's
+(its ORM Session's or its lean `Transaction`'s): its `BEGIN` (with SQLite's write lock), commit
+and rollback stay the unit of work's.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any
 from sqlalchemy import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql import Executable
-from sqlmodel import Session
+
+from ledger.db.unit import DB, Transaction
 
 Processor = Callable[[Any], Any] | None
 
@@ -58,7 +60,7 @@ class _Compiled:
 
 class Prepared:
     """A Core statement whose bind parameters are all `bindparam`s, compiled on first use per
-    dialect and executed on the session's connection (in its transaction)."""
+    dialect and executed on the unit of work's connection (in its transaction)."""
 
     __slots__ = ("_compiled", "statement")
 
@@ -67,15 +69,17 @@ class Prepared:
         self._compiled: dict[str, _Compiled] = {}
 
     @contextmanager
-    def _cursor(self, db: Session) -> Iterator[tuple[_Compiled, Any]]:
-        """The compiled statement and a cursor of the session's connection; a driver error is
+    def _cursor(self, db: DB) -> Iterator[tuple[_Compiled, Any]]:
+        """The compiled statement and a cursor of the unit's connection; a driver error is
         raised as SQLAlchemy's (IntegrityError, OperationalError ...), as `execute` would."""
-        connection = db.connection()
-        dialect = connection.dialect
+        if isinstance(db, Transaction):
+            dialect, dbapi = db.dialect, db.driver
+        else:
+            connection = db.connection()
+            dialect, dbapi = connection.dialect, connection.connection.driver_connection
         compiled = self._compiled.get(dialect.name)
         if compiled is None:
             compiled = self._compiled[dialect.name] = _Compiled(self.statement, dialect)
-        dbapi = connection.connection.driver_connection
         assert dbapi is not None
         cursor = dbapi.cursor()
         try:
@@ -87,25 +91,25 @@ class Prepared:
         finally:
             cursor.close()
 
-    def execute(self, db: Session, values: Mapping[str, Any]) -> int:
+    def execute(self, db: DB, values: Mapping[str, Any]) -> int:
         """Run the statement once; the number of rows it changed."""
         with self._cursor(db) as (compiled, cursor):
             cursor.execute(compiled.sql, compiled.parameters(values))
             return int(cursor.rowcount)
 
-    def execute_many(self, db: Session, rows: Iterable[Mapping[str, Any]]) -> None:
+    def execute_many(self, db: DB, rows: Iterable[Mapping[str, Any]]) -> None:
         """Run the statement once per row of values."""
         with self._cursor(db) as (compiled, cursor):
             cursor.executemany(compiled.sql, [compiled.parameters(v) for v in rows])
 
-    def first(self, db: Session, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    def first(self, db: DB, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The first result row (processed as SQLAlchemy would), or None."""
         with self._cursor(db) as (compiled, cursor):
             cursor.execute(compiled.sql, compiled.parameters(values))
             raw = cursor.fetchone()
             return None if raw is None else compiled.row(raw)
 
-    def all(self, db: Session, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    def all(self, db: DB, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         """Every result row (processed as SQLAlchemy would)."""
         with self._cursor(db) as (compiled, cursor):
             cursor.execute(compiled.sql, compiled.parameters(values))

@@ -1,6 +1,14 @@
 """The one unit of work: a request or a task runs in one transaction that commits when the work
 succeeds and rolls back when it raises; helpers never commit.
 
+Two handles on that one concept: an ORM `Session` (`unit_of_work`), and for the play loop's hot
+path a `Transaction` (`lean_unit`): the same transaction on a pooled DB-API connection without
+building a Session (its autobegin, connection bookkeeping and commit machinery cost more than a
+move's statements). A `Transaction` hands out an ORM Session joined to the same transaction only
+when the work needs one (`orm`: a match that ends, a turn timeout, a cache miss). Both begin the
+same way (`ledger.db.engine.begin_transaction`: SQLite's write lock for a writer) and share the
+error mapping and the commit rules below.
+
 Errors are mapped once, here: a unique or foreign-key clash with a concurrent transaction is
 `Conflict` (409, retry), a database that does not answer is `ServiceUnavailable` (503, retry).
 A refusal that reports a change which must persist (a match cancelled or lost on time just
@@ -15,10 +23,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, event
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy import Dialect, Engine, event
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.pool import PoolProxiedConnection
 from sqlmodel import Session
 
+from ledger.db.engine import begin_transaction
 from ledger.errors import Conflict, MetaLedgerError, ServiceUnavailable
 
 T = TypeVar("T")
@@ -28,31 +39,134 @@ _AFTER_COMMIT = "metaledger_after_commit"
 
 
 @contextmanager
+def _outcome(
+    commit: Callable[[], None], rollback: Callable[[], None], keep: Callable[[], bool]
+) -> Iterator[None]:
+    """Commit when the body succeeds, roll back when it raises (a refusal after
+    `keep_on_refusal` commits first); database errors mapped to Conflict / ServiceUnavailable."""
+    try:
+        yield
+        commit()
+    except IntegrityError as exc:
+        rollback()
+        raise Conflict("the request conflicts with a concurrent change; retry") from exc
+    except OperationalError as exc:
+        rollback()
+        raise ServiceUnavailable("the database is unavailable; retry") from exc
+    except MetaLedgerError:
+        if keep():
+            commit()
+        else:
+            rollback()
+        raise
+    except BaseException:
+        rollback()
+        raise
+
+
+@contextmanager
 def unit_of_work(engine: Engine, *, write: bool = True) -> Iterator[Session]:
     """A session whose transaction commits on success and rolls back on error (`write`: takes
     SQLite's write lock at BEGIN, so read-then-write transactions serialise; read-only work
     passes write=False)."""
     session = Session(_writer(engine) if write else engine, expire_on_commit=False)
     try:
-        yield session
-        session.commit()
-    except IntegrityError as exc:
-        session.rollback()
-        raise Conflict("the request conflicts with a concurrent change; retry") from exc
-    except OperationalError as exc:
-        session.rollback()
-        raise ServiceUnavailable("the database is unavailable; retry") from exc
-    except MetaLedgerError:
-        if session.info.pop(_KEEP, False):
-            session.commit()
-        else:
-            session.rollback()
-        raise
-    except BaseException:
-        session.rollback()
-        raise
+        with _outcome(session.commit, session.rollback, lambda: _kept(session.info)):
+            yield session
     finally:
         session.close()
+
+
+class Transaction:
+    """One transaction on a pooled DB-API connection (the lean unit of work's handle): prepared
+    statements (`ledger.db.prepared`) run on `driver`; `orm` joins an ORM Session to it."""
+
+    __slots__ = ("_connection", "_session", "dialect", "driver", "engine", "fairy", "info")
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dialect: Dialect = engine.dialect
+        self.info: dict[str, Any] = {}
+        self.fairy: PoolProxiedConnection | None = None
+        self.driver: Any = None
+        self._connection: Connection | None = None
+        self._session: Session | None = None
+
+    def begin(self, *, write: bool) -> None:
+        """Check a connection out of the pool and begin (SQLite's write lock for a writer)."""
+        self.fairy = self._driver_call(self.engine.raw_connection)
+        self.driver = self.fairy.driver_connection
+        begin_transaction(self.engine, self.fairy, write=write)
+
+    @property
+    def orm(self) -> Session:
+        """An ORM Session in this same transaction (made on first use; the unit commits it)."""
+        if self._session is None:
+            assert self.fairy is not None
+            self._connection = Connection(self.engine, connection=self.fairy)
+            self._session = Session(self._connection, expire_on_commit=False)
+        return self._session
+
+    def commit(self) -> None:
+        """Commit (through the joined Session if there is one), then run the after-commit hooks."""
+        if self._session is not None:
+            self._session.commit()
+        elif self.fairy is not None:
+            self._driver_call(self.fairy.commit)
+        _run_after_commit(self)
+
+    def rollback(self) -> None:
+        """Roll back and drop the after-commit hooks."""
+        self.info.pop(_AFTER_COMMIT, None)
+        if self._session is not None:
+            self._session.rollback()
+        elif self.fairy is not None:
+            self._driver_call(self.fairy.rollback)
+
+    def kept(self) -> bool:
+        """Whether the work asked for its changes to stand even if it refuses the request."""
+        joined = self._session is not None and _kept(self._session.info)
+        return _kept(self.info) or joined
+
+    def close(self) -> None:
+        """Give the connection back to the pool (which releases SQLite's write lock)."""
+        if self._session is not None:
+            self._session.close()
+        if self._connection is not None:
+            self._connection.close()  # returns the pooled connection it wraps
+        elif self.fairy is not None:
+            self.fairy.close()
+        self.fairy = self.driver = self._connection = self._session = None
+
+    def _driver_call(self, call: Callable[[], T]) -> T:
+        """`call()` with a driver error raised as SQLAlchemy's (the unit of work maps it)."""
+        error: type[Exception] = self.dialect.loaded_dbapi.Error
+        try:
+            return call()
+        except error as exc:
+            raise DBAPIError.instance(None, None, exc, error, dialect=self.dialect) from exc
+
+
+#: what a helper of the unit of work is given: its ORM Session or its lean Transaction
+DB = Session | Transaction
+
+
+def orm(db: DB) -> Session:
+    """The ORM Session of a unit of work (for a Transaction, one joined to it)."""
+    return db if isinstance(db, Session) else db.orm
+
+
+@contextmanager
+def lean_unit(engine: Engine, *, write: bool = True) -> Iterator[Transaction]:
+    """A Transaction that commits on success and rolls back on error, like `unit_of_work`, on a
+    pooled DB-API connection (no ORM Session unless the work asks for one)."""
+    tx = Transaction(engine)
+    try:
+        with _outcome(tx.commit, tx.rollback, tx.kept):
+            tx.begin(write=write)
+            yield tx
+    finally:
+        tx.close()
 
 
 _WRITERS: weakref.WeakKeyDictionary[Engine, Engine] = weakref.WeakKeyDictionary()
@@ -73,19 +187,29 @@ def run_unit(engine: Engine, work: Callable[[Session], T], *, write: bool = True
         return work(session)
 
 
-def keep_on_refusal(session: Session) -> None:
+def run_lean(engine: Engine, work: Callable[[Transaction], T], *, write: bool = True) -> T:
+    """`work(transaction)` in one lean unit of work; its result."""
+    with lean_unit(engine, write=write) as tx:
+        return work(tx)
+
+
+def _kept(info: dict[str, Any]) -> bool:
+    return bool(info.pop(_KEEP, False))
+
+
+def keep_on_refusal(db: DB) -> None:
     """Commit what this unit has done so far even if the work then refuses the request (raises a
     MetaLedgerError); any other exception still rolls everything back."""
-    session.info[_KEEP] = True
+    db.info[_KEEP] = True
 
 
-def after_commit(session: Session, fn: Callable[[], None]) -> None:
-    """Run `fn` once `session`'s current transaction has committed (dropped on rollback)."""
-    session.info.setdefault(_AFTER_COMMIT, []).append(fn)
+def after_commit(db: DB, fn: Callable[[], None]) -> None:
+    """Run `fn` once the unit's current transaction has committed (dropped on rollback)."""
+    db.info.setdefault(_AFTER_COMMIT, []).append(fn)
 
 
-def _run_after_commit(session: Any) -> None:
-    hooks = session.info.pop(_AFTER_COMMIT, None)
+def _run_after_commit(db: Any) -> None:
+    hooks = db.info.pop(_AFTER_COMMIT, None)
     if hooks:
         for fn in hooks:
             fn()

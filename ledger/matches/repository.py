@@ -20,6 +20,7 @@ from ledger.db.models import (
 )
 from ledger.db.models.matches import LIVE_STATUSES
 from ledger.db.prepared import Prepared
+from ledger.db.unit import DB, orm
 
 
 def add(db: Session, *rows: Any) -> None:
@@ -41,16 +42,19 @@ _SEATS = (
 )
 
 
-def get_match(db: Session, match_id: str) -> Match | None:
+#: built once: a statement's cache key is worked out once per statement object, and
+#: `execution_options` makes a new one
+_GET_MATCH_FRESH = _GET_MATCH.execution_options(populate_existing=True)
+
+
+def get_match(db: DB, match_id: str) -> Match | None:
     """A match by id (fresh from the database)."""
-    return db.exec(
-        _GET_MATCH.execution_options(populate_existing=True), params={"match_id": match_id}
-    ).first()
+    return orm(db).exec(_GET_MATCH_FRESH, params={"match_id": match_id}).first()
 
 
-def seats(db: Session, match_id: str) -> list[MatchSeat]:
+def seats(db: DB, match_id: str) -> list[MatchSeat]:
     """The seats of a match, by seat number."""
-    return list(db.exec(_SEATS, params={"match_id": match_id}).all())
+    return list(orm(db).exec(_SEATS, params={"match_id": match_id}).all())
 
 
 def open_matches(db: Session, game: str | None, limit: int = 50) -> Sequence[Match]:
@@ -85,9 +89,7 @@ def _update_if_version(columns: tuple[str, ...]) -> Prepared:
     )
 
 
-def update_match_if_version(
-    db: Session, match_id: str, version: int, values: dict[str, Any]
-) -> bool:
+def update_match_if_version(db: DB, match_id: str, version: int, values: dict[str, Any]) -> bool:
     """Write `values` only if the match is still at `version`; False if someone else moved first."""
     statement = _update_if_version(tuple(sorted(values)))
     params = {f"set_{name}": value for name, value in values.items()}
@@ -108,7 +110,7 @@ _ACTIONS = MatchAction.__table__  # type: ignore[attr-defined]
 _INSERT_ACTION = Prepared(insert(_ACTIONS))  # every column, bound by its name
 
 
-def insert_actions(db: Session, rows: list[dict[str, Any]]) -> None:
+def insert_actions(db: DB, rows: list[dict[str, Any]]) -> None:
     """Insert action rows, each with every column (the primary key refuses an index applied
     twice: IntegrityError)."""
     if rows:
@@ -116,16 +118,19 @@ def insert_actions(db: Session, rows: list[dict[str, Any]]) -> None:
 
 
 def match_actions(
-    db: Session, match_id: str, *, since: int = 0, limit: int | None = None
+    db: Session, match_id: str, *, since: int = 0, limit: int | None = None, views: bool = True
 ) -> Sequence[MatchAction]:
     """The actions of a match in order, from index `since` (clamped to the 64-bit range the
-    database compares)."""
+    database compares); without `views`, the viewers' projections are not loaded (the result's
+    transcript does not carry them)."""
     since = max(0, min(since, 2**63 - 1))
     query = (
         select(MatchAction)
         .where(col(MatchAction.match_id) == match_id, col(MatchAction.index) >= since)
         .order_by(col(MatchAction.index))
     )
+    if not views:
+        query = query.options(defer(MatchAction.views))  # type: ignore[arg-type]
     if limit is not None:
         query = query.limit(limit)
     return db.exec(query).all()
@@ -139,7 +144,7 @@ _ACTION_ROWS = Prepared(
 )
 
 
-def action_rows(db: Session, match_id: str, *, since: int, limit: int) -> list[list[Any]]:
+def action_rows(db: DB, match_id: str, *, since: int, limit: int) -> list[list[Any]]:
     """The action JSON values of a match in order, `limit` of them from index `since`."""
     values = {"match_id": match_id, "since": since, "limit": limit}
     return [list(row[0]) for row in _ACTION_ROWS.all(db, values)]
@@ -179,13 +184,13 @@ _SNAPSHOT = Prepared(
 )
 
 
-def live_match(db: Session, match_id: str) -> LiveMatch | None:
+def live_match(db: DB, match_id: str) -> LiveMatch | None:
     """A match's columns but its state snapshot (one prepared statement, no ORM)."""
     row = _LIVE_MATCH.first(db, {"match_id": match_id})
     return None if row is None else LiveMatch(*row)
 
 
-def snapshot(db: Session, match_id: str) -> tuple[dict[str, Any] | None, int]:
+def snapshot(db: DB, match_id: str) -> tuple[dict[str, Any] | None, int]:
     """A match's state snapshot and the version it is a snapshot of."""
     row = _SNAPSHOT.first(db, {"match_id": match_id})
     return (None, 0) if row is None else (row[0], int(row[1]))

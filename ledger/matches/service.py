@@ -39,7 +39,7 @@ from engine import (
     make_bot,
 )
 from ledger.catalogue.service import load_game, token_ids
-from ledger.db import after_commit, keep_on_refusal
+from ledger.db import DB, after_commit, keep_on_refusal, orm
 from ledger.db.models import DeckCommitment, Match, MatchAction, MatchSeat, MatchStatus, utcnow
 from ledger.decks import repository as decks_repo
 from ledger.decks.received import held_copies_received
@@ -86,9 +86,7 @@ _MASK64 = (1 << 64) - 1
 # -- loading -------------------------------------------------------------------------------
 
 
-def get_match(
-    db: Session, match_id: str, ctx: Context | None = None
-) -> tuple[Match, list[MatchSeat]]:
+def get_match(db: DB, match_id: str, ctx: Context | None = None) -> tuple[Match, list[MatchSeat]]:
     """A match and its seats; NotFound if there is none. With `ctx`, the seats of an active
     match come from the process's seat cache (they do not change while it is played)."""
     match = repo.get_match(db, match_id)
@@ -97,7 +95,7 @@ def get_match(
     return match, _seats_of(db, ctx, match_id, match.status)
 
 
-def _live(db: Session, ctx: Context, match_id: str) -> tuple[LiveMatch, list[MatchSeat]]:
+def _live(db: DB, ctx: Context, match_id: str) -> tuple[LiveMatch, list[MatchSeat]]:
     """A match as the move path reads it (no ORM, no snapshot) and its seats; NotFound."""
     match = repo.live_match(db, match_id)
     if match is None:
@@ -105,7 +103,7 @@ def _live(db: Session, ctx: Context, match_id: str) -> tuple[LiveMatch, list[Mat
     return match, _seats_of(db, ctx, match_id, match.status)
 
 
-def _seats_of(db: Session, ctx: Context | None, match_id: str, status: str) -> list[MatchSeat]:
+def _seats_of(db: DB, ctx: Context | None, match_id: str, status: str) -> list[MatchSeat]:
     if ctx is None or status not in _SEATED:
         return repo.seats(db, match_id)
     seats = ctx.seats.get(match_id)
@@ -540,7 +538,7 @@ def _run_bot(match: AnyMatch, game: Game, state: GameState, progress: _Progress)
 
 
 def _save_progress(
-    db: Session,
+    db: DB,
     ctx: Context,
     match: AnyMatch,
     seats: list[MatchSeat],
@@ -597,7 +595,7 @@ def _save_progress(
         # a match the engine's safety cap ended is a draw reported as an engine limit
         reason = "engine-limit" if end_reason_of(state) == "engine-limit" else "completed"
         ended = match if isinstance(match, Match) else _orm(db, match.id)
-        _finish(db, ctx, ended, seats, state, winner_seat=state.winner, reason=reason)
+        _finish(orm(db), ctx, ended, seats, state, winner_seat=state.winner, reason=reason)
         return ended
     cache, match_id = ctx.cache, match.id
     after_commit(db, lambda: cache.put(match_id, new, state))
@@ -605,7 +603,7 @@ def _save_progress(
     return match
 
 
-def _orm(db: Session, match_id: str) -> Match:
+def _orm(db: DB, match_id: str) -> Match:
     """The ORM's match row, fresh (with what this transaction wrote)."""
     match = repo.get_match(db, match_id)
     assert match is not None
@@ -638,19 +636,19 @@ def _finish(
     if not repo.update_match_if_status(db, match.id, MatchStatus.ACTIVE.value, values):
         raise StaleTurn("the match changed meanwhile; reload")
     _sync(match, values)
-    rows = repo.match_actions(db, match.id)
+    rows = repo.match_actions(db, match.id, views=False)
     results.sign_and_store(db, ctx, match, seats, state, rows, winner_seat, reason)
     _announce(db, ctx, match.id)
 
 
-def _announce(db: Session, ctx: Context, match_id: str) -> None:
+def _announce(db: DB, ctx: Context, match_id: str) -> None:
     """Tell the match's live-update streams (in every process) once this change is committed."""
     events = ctx.events
     after_commit(db, lambda: events.publish(match_id))
 
 
 def _active_seat(
-    db: Session, ctx: Context, match_id: str, address: str, expected_version: int | None
+    db: DB, ctx: Context, match_id: str, address: str, expected_version: int | None
 ) -> tuple[LiveMatch, list[MatchSeat], MatchSeat]:
     """The match, its seats and the caller's seat, if the match is active at
     `expected_version` (when given) once the turn timeout is applied."""
@@ -658,7 +656,7 @@ def _active_seat(
     seat = seat_of(seats, address)
     if match.turn_deadline is not None and match.turn_deadline <= utcnow():
         expired, seats = get_match(db, match_id, ctx)
-        if enforce_timeout(db, ctx, expired, seats):
+        if enforce_timeout(orm(db), ctx, expired, seats):
             raise MatchNotActive(
                 f"the match is {expired.status} ({expired.end_reason})", status_now=expired.status
             )
@@ -679,7 +677,7 @@ def _move_text(move: Any) -> str:
 
 
 def submit_action(
-    db: Session,
+    db: DB,
     ctx: Context,
     match_id: str,
     address: str,
@@ -773,15 +771,13 @@ def entry_count(match: Match) -> int:
     return match.version + (1 if match.forfeit_entry is not None else 0)
 
 
-def legal_moves_of(db: Session, ctx: Context, match_id: str, address: str) -> list[dict[str, Any]]:
+def legal_moves_of(db: DB, ctx: Context, match_id: str, address: str) -> list[dict[str, Any]]:
     """The caller's legal moves in match `match_id` now (the hot read: no ORM)."""
     match, seats = _live(db, ctx, match_id)
     return legal_actions(db, ctx, match, seat_of(seats, address))
 
 
-def legal_actions(
-    db: Session, ctx: Context, match: AnyMatch, seat: MatchSeat
-) -> list[dict[str, Any]]:
+def legal_actions(db: DB, ctx: Context, match: AnyMatch, seat: MatchSeat) -> list[dict[str, Any]]:
     """The caller's legal moves in its own ids, with its labels (empty when it is not its turn)."""
     if match.status != MatchStatus.ACTIVE or match.current_player != seat.seat:
         return []

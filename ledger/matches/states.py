@@ -4,10 +4,9 @@ snapshot plus the actions after it. The cache is only a cache: any process may s
 
 from __future__ import annotations
 
-from sqlmodel import Session
-
 from engine import Action, GameState
 from ledger.catalogue.service import load_game
+from ledger.db import DB
 from ledger.errors import MatchNotActive
 from ledger.matches import repository as repo
 from ledger.matches.repository import AnyMatch
@@ -17,7 +16,7 @@ from ledger.runtime.context import Context
 SNAPSHOT_EVERY = 64
 
 
-def load_state(db: Session, ctx: Context, match: AnyMatch, *, take: bool) -> GameState:
+def load_state(db: DB, ctx: Context, match: AnyMatch, *, take: bool) -> GameState:
     """The engine state at `match.version`: the process's cached state of the match (brought
     forward with the actions applied since, by this process or another), else the snapshot plus
     the later actions. `take`: the caller owns the state (it is no longer cached)."""

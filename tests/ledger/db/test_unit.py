@@ -1,26 +1,54 @@
-"""The one unit of work, on SQLite and PostgreSQL: commit on success, roll back on error, the
-error mapping (a concurrent clash is Conflict, an unreachable database ServiceUnavailable), a
-refusal that keeps its change only when asked, and hooks that run only after a commit."""
+"""The one unit of work, on SQLite and PostgreSQL, through both of its handles (the ORM Session
+and the lean Transaction, whose joined Session the helpers use here): commit on success, roll
+back on error, the error mapping (a concurrent clash is Conflict, an unreachable database
+ServiceUnavailable), a refusal that keeps its change only when asked, and hooks that run only
+after a commit; and the lean unit's own path (prepared statements on the pooled connection,
+SQLite's write lock held until the connection is back in the pool)."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import Engine, select
-from sqlmodel import Session
+from sqlalchemy import Engine, bindparam, insert, select
 
-from ledger.db import after_commit, make_engine, run_unit, unit_of_work
+from ledger.db import (
+    DB,
+    after_commit,
+    lean_unit,
+    make_engine,
+    orm,
+    run_lean,
+    run_unit,
+    unit_of_work,
+)
 from ledger.db.migrations import require_latest, upgrade
 from ledger.db.models import Wallet, utcnow
+from ledger.db.prepared import Prepared
 from ledger.db.unit import keep_on_refusal
 from ledger.errors import ConfigurationError, Conflict, NotFound, ServiceUnavailable
 
+Unit = Callable[..., AbstractContextManager[Any]]
+Run = Callable[..., Any]
 
-def _add(db: Session, address: str) -> None:
+
+@pytest.fixture(params=["session", "lean"])
+def handle(request: pytest.FixtureRequest) -> tuple[Unit, Run]:
+    """The unit of work through its ORM Session, or through its lean Transaction."""
+    if request.param == "session":
+        return unit_of_work, run_unit
+    return lean_unit, run_lean
+
+
+def _add(db: DB, address: str) -> None:
     now = utcnow()
-    db.add(Wallet(address=address, is_contract=False, created_at=now, last_seen_at=now))
-    db.flush()
+    session = orm(db)
+    session.add(Wallet(address=address, is_contract=False, created_at=now, last_seen_at=now))
+    session.flush()
 
 
 def _addresses(engine: Engine) -> list[str]:
@@ -28,56 +56,133 @@ def _addresses(engine: Engine) -> list[str]:
         return sorted(db.scalars(select(Wallet.address)))  # type: ignore[arg-type]
 
 
-def test_commits_on_success_and_rolls_back_on_error(engine: Engine) -> None:
-    run_unit(engine, lambda db: _add(db, "0xA"))
-    with pytest.raises(RuntimeError), unit_of_work(engine) as db:
+def test_commits_on_success_and_rolls_back_on_error(
+    engine: Engine, handle: tuple[Unit, Run]
+) -> None:
+    unit, run = handle
+    run(engine, lambda db: _add(db, "0xA"))
+    with pytest.raises(RuntimeError), unit(engine) as db:
         _add(db, "0xB")
         raise RuntimeError("boom")
-    with pytest.raises(NotFound), unit_of_work(engine) as db:
+    with pytest.raises(NotFound), unit(engine) as db:
         _add(db, "0xC")
         raise NotFound("a refusal rolls back too")
     assert _addresses(engine) == ["0xA"]
 
 
-def test_a_clash_is_a_conflict(engine: Engine) -> None:
-    run_unit(engine, lambda db: _add(db, "0xA"))
+def test_a_clash_is_a_conflict(engine: Engine, handle: tuple[Unit, Run]) -> None:
+    _, run = handle
+    run(engine, lambda db: _add(db, "0xA"))
     with pytest.raises(Conflict, match="conflicts with a concurrent change"):
-        run_unit(engine, lambda db: _add(db, "0xA"))
+        run(engine, lambda db: _add(db, "0xA"))
 
 
-def test_a_refusal_keeps_its_change_only_when_asked(engine: Engine) -> None:
-    def refuse(db: Session, address: str, error: Exception) -> None:
+def test_a_refusal_keeps_its_change_only_when_asked(
+    engine: Engine, handle: tuple[Unit, Run]
+) -> None:
+    _, run = handle
+
+    def refuse(db: DB, address: str, error: Exception) -> None:
         _add(db, address)
         keep_on_refusal(db)
         raise error
 
     with pytest.raises(Conflict):
-        run_unit(engine, lambda db: refuse(db, "0xKEPT", Conflict("the match is over")))
+        run(engine, lambda db: refuse(db, "0xKEPT", Conflict("the match is over")))
     with pytest.raises(KeyError):  # not a refusal: a bug, rolled back
-        run_unit(engine, lambda db: refuse(db, "0xLOST", KeyError("bug")))
+        run(engine, lambda db: refuse(db, "0xLOST", KeyError("bug")))
     assert _addresses(engine) == ["0xKEPT"]
 
 
-def test_after_commit_hooks_run_only_after_a_commit(engine: Engine) -> None:
+def test_after_commit_hooks_run_only_after_a_commit(
+    engine: Engine, handle: tuple[Unit, Run]
+) -> None:
+    _, run = handle
     ran: list[str] = []
 
-    def work(db: Session, name: str, fail: bool) -> None:
+    def work(db: DB, name: str, fail: bool) -> None:
         _add(db, name)
         after_commit(db, lambda: ran.append(name))
-        assert name not in ran  # not before the commit
+        after_commit(orm(db), lambda: ran.append(f"{name} (session)"))
+        assert not [r for r in ran if r.startswith(name)]  # not before the commit
         if fail:
             raise NotFound("no")
 
-    run_unit(engine, lambda db: work(db, "0xA", False))
+    run(engine, lambda db: work(db, "0xA", False))
     with pytest.raises(NotFound):
-        run_unit(engine, lambda db: work(db, "0xB", True))
-    assert ran == ["0xA"]
+        run(engine, lambda db: work(db, "0xB", True))
+    assert sorted(ran) == ["0xA", "0xA (session)"]
 
 
-def test_an_unreachable_database_is_service_unavailable(tmp_path: Path) -> None:
+def test_an_unreachable_database_is_service_unavailable(
+    tmp_path: Path, handle: tuple[Unit, Run]
+) -> None:
+    _, run = handle
     engine = make_engine(f"sqlite:///{tmp_path / 'no' / 'such' / 'dir.db'}")
     with pytest.raises(ServiceUnavailable, match="the database is unavailable"):
-        run_unit(engine, lambda db: _add(db, "0xA"))
+        run(engine, lambda db: _add(db, "0xA"))
+
+
+_INSERT_WALLET = Prepared(
+    insert(Wallet.__table__).values(  # type: ignore[attr-defined]
+        address=bindparam("address"),
+        is_contract=bindparam("contract"),
+        created_at=bindparam("now"),
+        last_seen_at=bindparam("now"),
+        lock_version=bindparam("lock"),
+    )
+)
+
+
+def _insert(db: DB, address: str) -> None:
+    _INSERT_WALLET.execute(db, {"address": address, "now": utcnow(), "contract": False, "lock": 0})
+
+
+def test_the_lean_unit_without_a_session(engine: Engine) -> None:
+    """Prepared statements straight on the pooled connection: committed on success, rolled back
+    on error, a clash a Conflict, and no ORM Session built unless asked for."""
+    with lean_unit(engine) as tx:
+        _insert(tx, "0xA")
+        assert tx._session is None
+    with pytest.raises(RuntimeError), lean_unit(engine) as tx:
+        _insert(tx, "0xB")
+        raise RuntimeError("boom")
+    with pytest.raises(Conflict, match="conflicts with a concurrent change"):
+        run_lean(engine, lambda tx: _insert(tx, "0xA"))
+    with lean_unit(engine) as tx:  # a prepared write and an ORM write in one transaction
+        _insert(tx, "0xC")
+        _add(tx, "0xD")
+    assert _addresses(engine) == ["0xA", "0xC", "0xD"]
+    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+
+
+def test_a_lean_writer_holds_the_sqlite_write_lock_until_it_ends(tmp_path: Path) -> None:
+    """While a lean unit writes, a second writer (of either kind) waits for it, then goes on."""
+    from ledger.db import create_all
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'lock.db'}")
+    create_all(engine)
+    order: list[str] = []
+    started = threading.Event()
+
+    def second() -> None:
+        started.set()
+        run_unit(engine, lambda db: (_add(db, "0xSECOND"), order.append("second")))
+
+    try:
+        with lean_unit(engine) as tx:
+            _insert(tx, "0xFIRST")
+            waiter = threading.Thread(target=second)
+            waiter.start()
+            started.wait(5)
+            waiter.join(0.3)
+            assert waiter.is_alive()  # queued on the write lock
+            order.append("first")
+        waiter.join(10)
+        assert order == ["first", "second"]
+        assert _addresses(engine) == ["0xFIRST", "0xSECOND"]
+    finally:
+        engine.dispose()
 
 
 def test_the_api_requires_the_latest_schema(database_url: str) -> None:

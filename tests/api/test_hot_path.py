@@ -1,0 +1,82 @@
+"""The play loop's hot routes (`POST /matches/{id}/actions`, `GET /matches/{id}/legal-actions`)
+take the lean ASGI path (`api.hotroute.HotPath`): what a client sees must be what the full stack
+answers — the same problem+json refusals, headers and metrics; a method or path no hot route
+takes exactly goes the full way; an unexpected error is the 500 problem (no stack trace)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from ledger.matches import service as matches
+from tests.api.conftest import PLAYER_KEYS, LiveServer
+from tests.api.helpers import Player, sign_in
+
+MATCH = "0x" + "ab" * 32
+
+
+@pytest.fixture
+def player(client: httpx.Client) -> Player:
+    return sign_in(client, PLAYER_KEYS[0])
+
+
+def _problem(response: httpx.Response, status: int) -> dict[str, object]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    body: dict[str, object] = response.json()
+    assert body["status"] == status
+    return body
+
+
+def test_refusals_are_the_full_stacks(client: httpx.Client, player: Player) -> None:
+    unsigned = client.get(f"/matches/{MATCH}/legal-actions")
+    assert _problem(unsigned, 401)["instance"] == f"/matches/{MATCH}/legal-actions"
+    assert unsigned.headers["www-authenticate"] == "Bearer"
+    assert _problem(player.get(f"/matches/{MATCH}/legal-actions"), 404)["detail"] == (
+        f"no match {MATCH!r}"
+    )
+    bad = _problem(player.post("/matches/0xNOPE/actions", {"action": ["pass"]}), 422)
+    locations = [e["loc"] for e in bad["errors"]]  # type: ignore[attr-defined]
+    assert ["path", "match_id"] in locations
+    assert ["body", "salt"] in locations and ["body", "signature"] in locations
+
+
+def test_what_no_hot_route_takes_goes_the_full_way(client: httpx.Client, player: Player) -> None:
+    head = player.client.head(f"/matches/{MATCH}/legal-actions", headers=player.headers)
+    assert head.status_code == 405
+    slash = player.get(f"/matches/{MATCH}/legal-actions/")  # the router's slash redirect
+    assert slash.status_code == 307
+    assert slash.headers["location"].endswith(f"/matches/{MATCH}/legal-actions")
+    assert _problem(player.client.put(f"/matches/{MATCH}/actions", headers=player.headers), 405)
+
+
+def test_hot_requests_are_counted_by_route(client: httpx.Client, player: Player) -> None:
+    for _ in range(3):
+        player.get(f"/matches/{MATCH}/legal-actions")
+    text = client.get("/metrics").text
+    line = next(
+        line
+        for line in text.splitlines()
+        if line.startswith("metaledger_http_requests_total{")
+        and 'route="/matches/{match_id}/legal-actions"' in line
+        and 'status="404"' in line
+    )
+    assert float(line.rsplit(" ", 1)[1]) >= 3
+
+
+@pytest.mark.parametrize("path", [f"/matches/{MATCH}/legal-actions", f"/matches/{MATCH}"])
+def test_an_unexpected_error_is_the_500_problem(
+    live_api: LiveServer, player: Player, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    """The same on the lean path (legal-actions) as on the full one (the match)."""
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(matches, "legal_moves_of", broken)
+    monkeypatch.setattr(matches, "get_match", broken)
+    for _ in range(2):  # the server answers, then closes the connection; and again
+        with httpx.Client(base_url=live_api.url, headers={"Host": "testserver"}) as fresh:
+            body = _problem(fresh.get(path, headers=player.headers), 500)
+        assert body["detail"] == "an unexpected error occurred; it has been logged"
+        assert "secret" not in str(body)
