@@ -3,14 +3,19 @@
 No database, no API: every fact comes from the bundle and is checked against the chain or
 recomputed (digest, Merkle proof, batch hash chain, seed commitments, deck hashes, transcript
 hash, the replayed outcome; for a signed transcript, the seat authorizations, every player's
-move signature, the entry hash chain, the receipts, the end acknowledgements and the batch's
-leaf list). Each check is named; `verify_bundle` returns them all.
+move signature, the entry hash chain, the receipts (format 2), the end acknowledgements and the
+batch's leaf list). Each check is named; `verify_bundle` returns them all.
+
+The engine replays a transcript once: `replay` reports its outcome, and `player-signatures`
+reads what that one replay saw before each action (the seat to move, and the action each
+signed move resolves to there).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from ledger.audit.batches import BatchMemo, LeafList
 from ledger.audit.checks import (
@@ -26,7 +31,7 @@ from ledger.chain.contracts import AnchoredBatch, CardToken, MatchLedger, eip127
 from ledger.chain.transport import JsonRpc, RpcError
 from ledger.errors import InvalidInput, ServiceUnavailable
 from ledger.protocol import eip712, merkle
-from ledger.protocol.bundle import BUNDLE_FORMAT, BUNDLE_FORMAT_2, check_shape
+from ledger.protocol.bundle import bundle_format_of, check_shape
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import checksum_address as to_checksum_address
 from ledger.protocol.hexcodec import from_hex, to_hex
@@ -35,6 +40,7 @@ from ledger.protocol.seeds import commit_of, derive_seed, seed_commitments
 from ledger.protocol.signatures import recover_digest_signer, recover_low_s_signer
 from ledger.protocol.signedmoves import (
     RESIGN_ACTION,
+    SIGNED_TRANSCRIPT_FORMATS,
     TIMEOUT_ACTION,
     TRANSCRIPT_FORMAT_2,
     EntryChain,
@@ -46,7 +52,42 @@ from ledger.protocol.signedmoves import (
 )
 from ledger.protocol.tokenids import token_id
 
+if TYPE_CHECKING:
+    from engine import GameState, ReplayResult
+
 __all__ = ["CHECKS", "END_REASONS", "UNSIGNED", "Check", "run_checks", "verify_bundle"]
+
+
+@dataclass
+class _Replayed:
+    """The one replay of a bundle's transcript: its outcome (or why it failed), the seat to move
+    before each action it reached, and what each signed move resolved to there."""
+
+    outcome: ReplayResult | None = None
+    error: Exception | None = None
+    movers: list[int] = field(default_factory=list)
+    #: entry index -> the action its signed move resolves to (or why it does not)
+    meant: dict[int, list[Any] | Exception] = field(default_factory=dict)
+
+    def applied(self) -> int:
+        """How many actions the replay applied."""
+        from engine import ReplayRejected
+
+        return len(self.movers) - (1 if isinstance(self.error, ReplayRejected) else 0)
+
+
+def _resolved(state: GameState, entry: dict[str, Any]) -> list[Any] | Exception | None:
+    """The action a player's signed move means in `state` (None for a move that is no flat
+    JSON list: `player-signatures` fails it before asking)."""
+    import json
+
+    move = entry["action"]
+    if not (move.count("[") == 1 and move.startswith("[") and move.endswith("]")):
+        return None
+    try:
+        return list(state.resolve(json.loads(move), int(entry["seat"])).to_json())
+    except Exception as exc:  # reported by player-signatures at this entry
+        return exc
 
 
 class _Verifier:
@@ -61,7 +102,10 @@ class _Verifier:
         self.batches = batches
         self.rpc = rpc
         self.t: dict[str, Any] = bundle["transcript"]
-        self.signed = self.t.get("format") == TRANSCRIPT_FORMAT_2
+        self.signed = self.t.get("format") in SIGNED_TRANSCRIPT_FORMATS
+        #: format 2 carries the operator's receipt of every entry
+        self.receipted = self.t.get("format") == TRANSCRIPT_FORMAT_2
+        self._replayed: _Replayed | None = None
         self.engine_t = engine_transcript(self.t)
         self.leaves = leaves if leaves is not None else bundle.get("batch_leaves")
         self.typed = bundle["result"]["typed_data"]
@@ -101,7 +145,7 @@ class _Verifier:
 
     # checks
     def bundle_format(self) -> str:
-        expected = BUNDLE_FORMAT_2 if self.signed else BUNDLE_FORMAT
+        expected = bundle_format_of(self.t.get("format"))
         _require(
             self.b.get("format") == expected,
             f"format is {self.b.get('format')!r}, expected {expected!r} for a "
@@ -375,13 +419,34 @@ class _Verifier:
             )
         return f"{len(t.actions)} actions hash to the signed transcriptHash"
 
-    def replay(self) -> str:
-        from engine import replay
+    def _replay(self) -> _Replayed:
+        """The one replay of the transcript (for a signed one, seeing every action's state)."""
+        if self._replayed is None:
+            from engine import replay
 
-        try:
-            outcome = replay(self.engine_t)
-        except Exception as exc:  # engine errors name the action and rule
-            raise CheckFailed(f"replay failed: {exc}") from exc
+            seen = _Replayed()
+            entries: list[dict[str, Any]] = self.t["entries"] if self.signed else []
+
+            def before_each(k: int, state: GameState) -> None:
+                seen.movers.append(state.current_player)
+                if k < len(entries) and not entries[k]["by_bot"]:
+                    meant = _resolved(state, entries[k])
+                    if meant is not None:
+                        seen.meant[k] = meant
+
+            try:
+                seen.outcome = replay(self.engine_t, before_each=before_each if entries else None)
+            except Exception as exc:  # engine errors name the action and rule
+                seen.error = exc
+            self._replayed = seen
+        return self._replayed
+
+    def replay(self) -> str:
+        replayed = self._replay()
+        if replayed.error is not None:
+            raise CheckFailed(f"replay failed: {replayed.error}") from replayed.error
+        outcome = replayed.outcome
+        assert outcome is not None
         _require(outcome.over, "the replayed match is not over")
         _require(
             bytes.fromhex(outcome.final_hash) == from_hex(self.msg["finalStateHash"]),
@@ -501,9 +566,7 @@ class _Verifier:
         )
 
     def player_signatures(self) -> str:
-        import json
-
-        from engine import Action, IllegalAction, get_game
+        from engine import IllegalAction
 
         self._signed_only()
         seats = self.t["seats"]
@@ -525,12 +588,8 @@ class _Verifier:
             + (" and a forfeit" if forfeit else ""),
         )
         bots = {i for i, s in enumerate(seats) if s["by_bot"]}
-        game = get_game(self.engine_t["game"])
-        state = game.new_match(
-            (self.engine_t["decks"][0], self.engine_t["decks"][1]),
-            seed,
-            {**game.default_options, **self.engine_t["options"]},
-        )
+        replayed = self._replay()
+        movers, applied = replayed.movers, replayed.applied()
         signed = [0, 0]
         for k, entry in enumerate(entries):
             seat = int(entry["seat"])
@@ -544,15 +603,21 @@ class _Verifier:
                 f"{name}: its hash is not its MatchAction's digest after the previous entry "
                 "(the hash chain is broken)",
             )
-            _require(
-                _recovers(chain.receipt_digest(k, expected), from_hex(entry["receipt"])) == signer,
-                f"{name}: the receipt is not the signer's",
-            )
+            if self.receipted:
+                _require(
+                    _recovers(chain.receipt_digest(k, expected), from_hex(entry["receipt"]))
+                    == signer,
+                    f"{name}: the receipt is not the signer's",
+                )
             prev = expected
             if k < len(actions):
                 _require(
-                    seat == state.current_player,
-                    f"{name}: it is seat {state.current_player}'s move there",
+                    k < len(movers),
+                    f"{name}: the replay stopped before this action ({replayed.error})",
+                )
+                _require(
+                    seat == movers[k],
+                    f"{name}: it is seat {movers[k]}'s move there",
                 )
                 if entry["by_bot"]:
                     _require(
@@ -573,19 +638,21 @@ class _Verifier:
                         move.count("[") == 1 and move.startswith("[") and move.endswith("]"),
                         f"{name}: a move is a flat JSON list",
                     )
-                    try:
-                        meant = state.resolve(json.loads(move), seat).to_json()
-                    except (IllegalAction, ValueError) as exc:
-                        raise CheckFailed(
-                            f"{name}: the signed move does not resolve: {exc}"
-                        ) from None
+                    meant = replayed.meant[k]
+                    if isinstance(meant, IllegalAction | ValueError):
+                        raise CheckFailed(f"{name}: the signed move does not resolve: {meant}")
+                    if isinstance(meant, Exception):
+                        raise meant
                     _require(
                         meant == list(actions[k]),
                         f"{name}: the player signed {move} (action {meant}), the transcript "
                         f"has {actions[k]}",
                     )
                     signed[seat] += 1
-                state.apply(Action.from_json(list(actions[k])))
+                _require(
+                    k < applied,
+                    f"{name}: the transcript's action {actions[k]} does not apply ({replayed.error})",
+                )
             else:
                 self._forfeit_entry(name, entry, forfeit, seats, bots, expected)
                 if entry["signature"] is not None:
@@ -596,10 +663,11 @@ class _Verifier:
         parts += [f"seat {i}: {bot_moves} moves of the operator's bot (its word)" for i in bots]
         if forfeit is not None and forfeit["reason"] == "timeout":
             parts.append(f"the timeout of seat {forfeit['player']} is the operator's word")
+        chained = f"{len(entries)} entries chained from the genesis hash"
         return (
             f"{sum(signed)} player moves checked; "
             + "; ".join(parts)
-            + f"; {len(entries)} entries chained from the genesis hash, each receipted by {signer}"
+            + (f"; {chained}, each receipted by {signer}" if self.receipted else f"; {chained}")
         )
 
     def _player_signed(

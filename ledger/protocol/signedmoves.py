@@ -5,7 +5,8 @@
   match, with this deck and seed commitment, is played by `sessionKey` until `expiry`;
 - `MatchAction`, signed by the session key for every move: the entry at `index`, chained to the
   previous entry's hash; the entry hash is the digest of its MatchAction;
-- `MatchReceipt`, signed by the operator's result signer for every accepted entry;
+- `MatchReceipt`, signed by the operator's result signer for every accepted entry (handed to
+  the player live; part of the anchored transcript only in format 2);
 - `MatchEnd`, signed by each human's session key once the match is over: the whole transcript.
 
 The entry hash chain starts at a genesis hash binding the match id, both seat authorizations
@@ -184,9 +185,12 @@ class EntryChain:
         return digest(struct, self.chain_id, self.contract)
 
 
-# -- the signed transcript (metaledger.transcript/2) ---------------------------------------
+# -- the signed transcripts (metaledger.transcript/2 and /3) --------------------------------
 
 TRANSCRIPT_FORMAT_2 = "metaledger.transcript/2"
+#: format 2 without the operator's per-entry receipts (docs/verification.md, "Formats")
+TRANSCRIPT_FORMAT_3 = "metaledger.transcript/3"
+SIGNED_TRANSCRIPT_FORMATS = (TRANSCRIPT_FORMAT_2, TRANSCRIPT_FORMAT_3)
 
 
 def entry_record(
@@ -199,7 +203,7 @@ def entry_record(
     entry_hash: str | None,
     receipt: str | None,
 ) -> dict[str, Any]:
-    """One entry as a signed transcript (and the API) show it; hashes and salt as 0x-hex."""
+    """One entry as the API shows it (with its receipt); hashes and salt as 0x-hex."""
     return {
         "index": index,
         "seat": seat,
@@ -212,6 +216,11 @@ def entry_record(
     }
 
 
+def transcript_entry(record: dict[str, Any]) -> dict[str, Any]:
+    """An entry as a `metaledger.transcript/3` holds it: the API's record without the receipt."""
+    return {key: value for key, value in record.items() if key != "receipt"}
+
+
 def signed_transcript(
     engine: dict[str, Any],
     match_id: str,
@@ -219,21 +228,21 @@ def signed_transcript(
     genesis: str,
     entries: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """A `metaledger.transcript/2` document: the engine transcript (format 1) and what was
-    signed around it (seat authorizations, the entries with their signatures and receipts)."""
+    """A `metaledger.transcript/3` document: the engine transcript (format 1) and what the
+    players signed around it (seat authorizations, the entries with their signatures)."""
     return {
-        "format": TRANSCRIPT_FORMAT_2,
+        "format": TRANSCRIPT_FORMAT_3,
         "match_id": match_id,
         "engine": engine,
         "seats": seats,
         "genesis_hash": genesis,
-        "entries": entries,
+        "entries": [transcript_entry(e) for e in entries],
     }
 
 
 def engine_transcript(transcript: dict[str, Any]) -> dict[str, Any]:
-    """The engine transcript (format 1) of a transcript of either format."""
-    if transcript.get("format") == TRANSCRIPT_FORMAT_2:
+    """The engine transcript (format 1) of a transcript of any format."""
+    if transcript.get("format") in SIGNED_TRANSCRIPT_FORMATS:
         return dict(transcript["engine"])
     return transcript
 
@@ -243,6 +252,6 @@ def transcript_hash(transcript: dict[str, Any]) -> bytes:
     the engine's canonical form, `Transcript.canonical_bytes()`)."""
     from engine import Transcript, canonical_json
 
-    if transcript.get("format") == TRANSCRIPT_FORMAT_2:
+    if transcript.get("format") in SIGNED_TRANSCRIPT_FORMATS:
         return keccak(canonical_json(transcript))
     return keccak(Transcript.from_json(transcript).canonical_bytes())
