@@ -591,72 +591,78 @@ class _Verifier:
         replayed = self._replay()
         movers, applied = replayed.movers, replayed.applied()
         signed = [0, 0]
+        receipted = self.receipted
+        entry_hash = chain.entry_hash
+        # the conditions are tested inline, their messages made only for a failure (a bundle
+        # has hundreds of entries)
         for k, entry in enumerate(entries):
             seat = int(entry["seat"])
-            name = f"entry {k} (seat {seat}, {entry['action']})"
-            _require(int(entry["index"]) == k, f"entry indexes are not contiguous at {name}")
-            expected = chain.entry_hash(
-                seat, k, prev, entry["action"], from_hex(entry["salt"], "salt")
-            )
-            _require(
-                from_hex(entry["entry_hash"]) == expected,
-                f"{name}: its hash is not its MatchAction's digest after the previous entry "
-                "(the hash chain is broken)",
-            )
-            if self.receipted:
-                _require(
-                    _recovers(chain.receipt_digest(k, expected), from_hex(entry["receipt"]))
-                    == signer,
-                    f"{name}: the receipt is not the signer's",
+            action = entry["action"]
+            if int(entry["index"]) != k:
+                raise CheckFailed(f"entry indexes are not contiguous at {_entry_name(k, entry)}")
+            expected = entry_hash(seat, k, prev, action, from_hex(entry["salt"], "salt"))
+            if from_hex(entry["entry_hash"]) != expected:
+                raise CheckFailed(
+                    f"{_entry_name(k, entry)}: its hash is not its MatchAction's digest after the "
+                    "previous entry (the hash chain is broken)"
                 )
+            if receipted and (
+                _recovers(chain.receipt_digest(k, expected), from_hex(entry["receipt"])) != signer
+            ):
+                raise CheckFailed(f"{_entry_name(k, entry)}: the receipt is not the signer's")
             prev = expected
-            if k < len(actions):
-                _require(
-                    k < len(movers),
-                    f"{name}: the replay stopped before this action ({replayed.error})",
-                )
-                _require(
-                    seat == movers[k],
-                    f"{name}: it is seat {movers[k]}'s move there",
-                )
-                if entry["by_bot"]:
-                    _require(
-                        seat in bots, f"{name}: marked as the bot's, but seat {seat} is a player's"
-                    )
-                    _require(entry["signature"] is None, f"{name}: a bot entry carries a signature")
-                    _require(
-                        entry["action"] == canonical_action(actions[k]),
-                        f"{name}: the bot's entry is not the transcript's action {actions[k]}",
-                    )
-                else:
-                    _require(
-                        seat not in bots, f"{name}: the bot seat's move is not marked as the bot's"
-                    )
-                    self._player_signed(name, seats[seat], expected, entry)
-                    move = entry["action"]
-                    _require(
-                        move.count("[") == 1 and move.startswith("[") and move.endswith("]"),
-                        f"{name}: a move is a flat JSON list",
-                    )
-                    meant = replayed.meant[k]
-                    if isinstance(meant, IllegalAction | ValueError):
-                        raise CheckFailed(f"{name}: the signed move does not resolve: {meant}")
-                    if isinstance(meant, Exception):
-                        raise meant
-                    _require(
-                        meant == list(actions[k]),
-                        f"{name}: the player signed {move} (action {meant}), the transcript "
-                        f"has {actions[k]}",
-                    )
-                    signed[seat] += 1
-                _require(
-                    k < applied,
-                    f"{name}: the transcript's action {actions[k]} does not apply ({replayed.error})",
-                )
-            else:
+            if k >= len(actions):
+                name = _entry_name(k, entry)
                 self._forfeit_entry(name, entry, forfeit, seats, bots, expected)
                 if entry["signature"] is not None:
                     signed[seat] += 1
+                continue
+            if k >= len(movers):
+                raise CheckFailed(
+                    f"{_entry_name(k, entry)}: the replay stopped before this action "
+                    f"({replayed.error})"
+                )
+            if seat != movers[k]:
+                raise CheckFailed(f"{_entry_name(k, entry)}: it is seat {movers[k]}'s move there")
+            if entry["by_bot"]:
+                if seat not in bots:
+                    raise CheckFailed(
+                        f"{_entry_name(k, entry)}: marked as the bot's, but seat {seat} is a "
+                        "player's"
+                    )
+                if entry["signature"] is not None:
+                    raise CheckFailed(f"{_entry_name(k, entry)}: a bot entry carries a signature")
+                if action != canonical_action(actions[k]):
+                    raise CheckFailed(
+                        f"{_entry_name(k, entry)}: the bot's entry is not the transcript's "
+                        f"action {actions[k]}"
+                    )
+            else:
+                name = _entry_name(k, entry)
+                _require(
+                    seat not in bots, f"{name}: the bot seat's move is not marked as the bot's"
+                )
+                self._player_signed(name, seats[seat], expected, entry)
+                _require(
+                    action.count("[") == 1 and action.startswith("[") and action.endswith("]"),
+                    f"{name}: a move is a flat JSON list",
+                )
+                meant = replayed.meant[k]
+                if isinstance(meant, IllegalAction | ValueError):
+                    raise CheckFailed(f"{name}: the signed move does not resolve: {meant}")
+                if isinstance(meant, Exception):
+                    raise meant
+                if meant != list(actions[k]):
+                    raise CheckFailed(
+                        f"{name}: the player signed {action} (action {meant}), the transcript "
+                        f"has {actions[k]}"
+                    )
+                signed[seat] += 1
+            if k >= applied:
+                raise CheckFailed(
+                    f"{_entry_name(k, entry)}: the transcript's action {actions[k]} does not "
+                    f"apply ({replayed.error})"
+                )
         humans = [i for i in range(2) if i not in bots]
         parts = [f"seat {i}: {signed[i]} moves signed by its session key" for i in humans]
         bot_moves = sum(1 for e in entries if e["by_bot"])
@@ -785,6 +791,11 @@ class _Verifier:
             f"{len(digests)} leaves recompute batch {batch_id}'s on-chain root; no other leaf "
             f"carries match {match_id}"
         )
+
+
+def _entry_name(k: int, entry: dict[str, Any]) -> str:
+    """How a failure names an entry."""
+    return f"entry {k} (seat {entry['seat']}, {entry['action']})"
 
 
 def _recovers(digest: bytes, signature: bytes) -> str | None:
