@@ -21,7 +21,7 @@ checkpoint, so a replay stops at the first divergent checkpoint and says where.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -272,10 +272,10 @@ class ReplayResult:
 
 def _visiting(
     state: GameState, before_each: Callable[[int, GameState], None]
-) -> Callable[[list[list[Any]], int, int], None]:
+) -> Callable[[Sequence[Sequence[Any]], int, int], None]:
     """`state.apply_actions`, one action at a time, calling `before_each` before each."""
 
-    def apply_actions(actions: list[list[Any]], start: int, stop: int) -> None:
+    def apply_actions(actions: Sequence[Sequence[Any]], start: int, stop: int) -> None:
         for k in range(start, min(stop, len(actions))):
             before_each(k, state)
             state.apply_actions(actions, k, k + 1)
@@ -323,9 +323,9 @@ def replay(
     checkpoints = t.checkpoints
     actions = t.actions
     total = len(actions)
-    apply_actions = state.apply_actions
-    if before_each is not None:
-        apply_actions = _visiting(state, before_each)
+    apply_actions: Callable[[Sequence[Sequence[Any]], int, int], None] = (
+        state.apply_actions if before_each is None else _visiting(state, before_each)
+    )
     # is_over is checked only at checkpoints and at the end: a game's apply rejects any
     # action once the match is over (the rule it names says so).
     n = 0

@@ -53,7 +53,7 @@ from ledger.protocol.signedmoves import (
 from ledger.protocol.tokenids import token_id
 
 if TYPE_CHECKING:
-    from engine import GameState, ReplayResult
+    from engine import GameState, ReplayResult, Transcript
 
 __all__ = ["CHECKS", "END_REASONS", "UNSIGNED", "Check", "run_checks", "verify_bundle"]
 
@@ -106,6 +106,7 @@ class _Verifier:
         #: format 2 carries the operator's receipt of every entry
         self.receipted = self.t.get("format") == TRANSCRIPT_FORMAT_2
         self._replayed: _Replayed | None = None
+        self._parsed: Transcript | None = None
         self.engine_t = engine_transcript(self.t)
         self.leaves = leaves if leaves is not None else bundle.get("batch_leaves")
         self.typed = bundle["result"]["typed_data"]
@@ -396,10 +397,16 @@ class _Verifier:
         note = f" (seat {bots[0]} is the operator's bot)" if bots else ""
         return f"{len(ids)} card designs held at block {block} (one balanceOfBatch){note}"
 
-    def transcript_hash(self) -> str:
-        from engine import Transcript
+    def _engine_transcript(self) -> Transcript:
+        """The engine transcript, read once for the checks that read it."""
+        if self._parsed is None:
+            from engine import Transcript
 
-        t = Transcript.from_json(self.engine_t)
+            self._parsed = Transcript.from_json(self.engine_t)
+        return self._parsed
+
+    def transcript_hash(self) -> str:
+        t = self._engine_transcript()
         _require(
             transcript_hash(self.t) == from_hex(self.msg["transcriptHash"]),
             "the transcript does not hash to the signed transcriptHash",
@@ -435,7 +442,9 @@ class _Verifier:
                         seen.meant[k] = meant
 
             try:
-                seen.outcome = replay(self.engine_t, before_each=before_each if entries else None)
+                seen.outcome = replay(
+                    self._engine_transcript(), before_each=before_each if entries else None
+                )
             except Exception as exc:  # engine errors name the action and rule
                 seen.error = exc
             self._replayed = seen

@@ -234,7 +234,7 @@ class SignedBundleShape(BundleShape):
 class SignedBundleShape3(SignedBundleShape):
     """A `metaledger.bundle/3`: format 2's fields with a `metaledger.transcript/3`."""
 
-    transcript: _SignedTranscript3  # type: ignore[assignment]
+    transcript: _SignedTranscript3
 
 
 _SHAPES: dict[str, type[BundleShape]] = {
@@ -251,10 +251,12 @@ def check_shape(bundle: Any) -> None:
     """InvalidInput naming the first field of `bundle` that is missing or of the wrong type."""
     from engine import Transcript, TranscriptError
 
-    shape = _SHAPES.get(bundle.get("format"), BundleShape) if isinstance(bundle, dict) else None
-    signed = shape is not None and shape is not BundleShape
+    shape = BundleShape
+    if isinstance(bundle, dict) and isinstance(bundle.get("format"), str):
+        shape = _SHAPES.get(bundle["format"], BundleShape)
+    signed = shape is not BundleShape
     try:
-        (shape or BundleShape).model_validate(bundle)
+        shape.model_validate(bundle)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_input=False)
         first = errors[0]

@@ -109,8 +109,8 @@ def _resign_result(bundle: dict[str, Any], **changes: Any) -> bytes:
 
 def _rewrite_a_human_move(bundle: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """The operator's forgery: the first human move that had another legal choice is replaced,
-    the match played on from there by a bot, the entry chain recomputed and re-receipted (the
-    players' signatures are kept: the operator cannot make new ones)."""
+    the match played on from there by a bot, the entry chain recomputed (re-receipted in format
+    2; the players' signatures are kept: the operator cannot make new ones)."""
     forged = copy.deepcopy(bundle)
     t = forged["transcript"]
     engine_t = t["engine"]
@@ -146,18 +146,19 @@ def _rewrite_a_human_move(bundle: dict[str, Any]) -> tuple[dict[str, Any], int]:
         salt = from_hex(old["salt"])
         seat = movers[i]
         entry_hash = chain.entry_hash(seat, i, prev, text, salt)
-        entries.append(
-            {
-                "index": i,
-                "seat": seat,
-                "by_bot": False,
-                "action": text,
-                "salt": old["salt"],
-                "signature": old["signature"],
-                "entry_hash": to_hex(entry_hash),
-                "receipt": to_hex(sign_digest(SIGNER_KEY, chain.receipt_digest(i, entry_hash))),
-            }
-        )
+        entry = {
+            "index": i,
+            "seat": seat,
+            "by_bot": False,
+            "action": text,
+            "salt": old["salt"],
+            "signature": old["signature"],
+            "entry_hash": to_hex(entry_hash),
+        }
+        if "receipt" in old:  # format 2 carries the operator's receipts: re-made
+            receipt = sign_digest(SIGNER_KEY, chain.receipt_digest(i, entry_hash))
+            entry["receipt"] = to_hex(receipt)
+        entries.append(entry)
         prev = entry_hash
     t["engine"] = engine_new
     t["entries"] = entries
