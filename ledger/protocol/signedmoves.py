@@ -137,6 +137,11 @@ def _uint(value: Any, bits: int, name: str) -> bytes:
     return value.to_bytes(32, "big")
 
 
+def _word(value: bytes | str, name: str) -> bytes:
+    """A bytes32 field's word (`bytes32`, with the common case of 32 bytes first)."""
+    return value if type(value) is bytes and len(value) == 32 else bytes32(value, name)
+
+
 class EntryChain:
     """Digests of one match's entries, receipts and acknowledgements in its domain (the domain
     separator is computed once per domain). Entries and receipts, a match's thousands of
@@ -144,13 +149,14 @@ class EntryChain:
     `MatchReceipt.struct_hash` encode, with the same range checks; a test holds them equal):
     the one code path of the API signing them, the client checking them and the auditor."""
 
-    __slots__ = ("_prefix", "chain_id", "contract", "match_id")
+    __slots__ = ("_action_head", "_prefix", "chain_id", "contract", "match_id")
 
     def __init__(self, match_id: bytes | str, chain_id: int, contract: str) -> None:
         self.match_id = bytes32(match_id, "match id")
         self.chain_id = chain_id
         self.contract = contract
         self._prefix = b"\x19\x01" + domain_separator(RESULT_DOMAIN_NAME, chain_id, contract)
+        self._action_head = MatchAction.TYPEHASH + self.match_id
 
     def entry_hash(
         self, seat: int, index: int, prev_entry_hash: bytes, action: str, salt: bytes
@@ -159,13 +165,16 @@ class EntryChain:
         if not isinstance(action, str):
             raise ValueError("action must be a string")
         struct_hash = keccak(
-            MatchAction.TYPEHASH
-            + self.match_id
-            + _uint(seat, 8, "seat")
-            + _uint(index, 32, "index")
-            + bytes32(prev_entry_hash, "prev_entry_hash")
-            + keccak(action.encode())
-            + bytes32(salt, "salt")
+            b"".join(
+                (
+                    self._action_head,
+                    _uint(seat, 8, "seat"),
+                    _uint(index, 32, "index"),
+                    _word(prev_entry_hash, "prev_entry_hash"),
+                    keccak(action.encode()),
+                    _word(salt, "salt"),
+                )
+            )
         )
         return keccak(self._prefix + struct_hash)
 

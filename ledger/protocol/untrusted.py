@@ -36,6 +36,7 @@ _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 # each bracket as one step of 2 * openers so far: an opener 2, a closer 0
 _BRACKET_STEPS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
 _OPENERS = frozenset(b"[{")
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -97,6 +98,9 @@ class _Outline:
     #: whether a `\\u` escape occurs (the only way to write a NUL or a lone surrogate: the
     #: parser refuses raw control characters and the UTF-8 decoder raw surrogates)
     unicode_escapes: bool
+    #: whether 19 digits in a row occur outside strings (every integer of 18 digits or fewer
+    #: is within 64 bits: without such a run, no integer needs checking)
+    long_digits: bool
 
 
 def _outline(data: bytes) -> _Outline | None:
@@ -107,11 +111,13 @@ def _outline(data: bytes) -> _Outline | None:
     parts = plain.split(b'"')
     if len(parts) % 2 == 0:
         return None
-    steps = b"".join(parts[::2]).translate(None, _NOT_BRACKETS).translate(_BRACKET_STEPS)
+    outside = b"".join(parts[::2])
+    steps = outside.translate(None, _NOT_BRACKETS).translate(_BRACKET_STEPS)
     # after i + 1 brackets the depth is 2 * openers - (i + 1)
     depth = max(map(operator.sub, accumulate(steps), count(1)), default=0)
     longest = max(map(len, parts[1::2]), default=0)
-    return _Outline(max(depth, 0), longest, b"\\u" in plain)
+    long_digits = _LONG_DIGITS.search(outside) is not None
+    return _Outline(max(depth, 0), longest, b"\\u" in plain, long_digits)
 
 
 def check_depth(data: bytes, max_depth: int, outline: _Outline | None = None) -> None:
@@ -280,7 +286,12 @@ def parse(data: bytes, limits: JsonLimits, what: str = "the request body") -> An
         document = json.loads(
             text,
             parse_constant=lambda name: noted(_constant(name)),
-            parse_int=lambda digits: noted(_bounded_int(digits)),
+            # the C scanner's own int() when the outline shows every integer within 64 bits
+            parse_int=(
+                None
+                if outline is not None and not outline.long_digits
+                else lambda digits: noted(_bounded_int(digits))
+            ),
             parse_float=lambda digits: noted(_finite_float(digits)),
         )
     except RecursionError:  # unreachable after check_depth; kept so a parser never kills us
