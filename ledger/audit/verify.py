@@ -107,6 +107,7 @@ class _Verifier:
         self.receipted = self.t.get("format") == TRANSCRIPT_FORMAT_2
         self._replayed: _Replayed | None = None
         self._parsed: Transcript | None = None
+        self._seat_digests: dict[int, bytes] = {}
         self.engine_t = engine_transcript(self.t)
         self.leaves = leaves if leaves is not None else bundle.get("batch_leaves")
         self.typed = bundle["result"]["typed_data"]
@@ -510,11 +511,15 @@ class _Verifier:
         )
 
     def _seat_digest(self, seat: dict[str, Any]) -> bytes:
-        return eip712.digest(
-            self._authorization(seat),
-            int(self.domain["chainId"]),
-            self.domain["verifyingContract"],
-        )
+        # two checks read each seat's digest; the seat dicts live as long as the verifier
+        digest = self._seat_digests.get(id(seat))
+        if digest is None:
+            digest = self._seat_digests[id(seat)] = eip712.digest(
+                self._authorization(seat),
+                int(self.domain["chainId"]),
+                self.domain["verifyingContract"],
+            )
+        return digest
 
     def seat_authorizations(self) -> str:
         self._signed_only()

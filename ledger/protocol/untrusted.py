@@ -36,7 +36,7 @@ _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 # each bracket as one step of 2 * openers so far: an opener 2, a closer 0
 _BRACKET_STEPS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
 _OPENERS = frozenset(b"[{")
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+_LONG_DIGITS = re.compile(rb"-?[0-9]{19,}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -98,9 +98,9 @@ class _Outline:
     #: whether a `\\u` escape occurs (the only way to write a NUL or a lone surrogate: the
     #: parser refuses raw control characters and the UTF-8 decoder raw surrogates)
     unicode_escapes: bool
-    #: whether 19 digits in a row occur outside strings (every integer of 18 digits or fewer
-    #: is within 64 bits: without such a run, no integer needs checking)
-    long_digits: bool
+    #: whether every run of 19 digits or more outside strings (with its sign) is within 64 bits
+    #: (every shorter integer is): then no integer needs checking
+    ints_in_range: bool
 
 
 def _outline(data: bytes) -> _Outline | None:
@@ -116,8 +116,12 @@ def _outline(data: bytes) -> _Outline | None:
     # after i + 1 brackets the depth is 2 * openers - (i + 1)
     depth = max(map(operator.sub, accumulate(steps), count(1)), default=0)
     longest = max(map(len, parts[1::2]), default=0)
-    long_digits = _LONG_DIGITS.search(outside) is not None
-    return _Outline(max(depth, 0), longest, b"\\u" in plain, long_digits)
+    # 20 characters hold every 64-bit integer (int() is not asked to read a longer run)
+    ints_in_range = all(
+        len(run) <= 20 and INT64_MIN <= int(run) <= INT64_MAX
+        for run in _LONG_DIGITS.findall(outside)
+    )
+    return _Outline(max(depth, 0), longest, b"\\u" in plain, ints_in_range)
 
 
 def check_depth(data: bytes, max_depth: int, outline: _Outline | None = None) -> None:
@@ -289,7 +293,7 @@ def parse(data: bytes, limits: JsonLimits, what: str = "the request body") -> An
             # the C scanner's own int() when the outline shows every integer within 64 bits
             parse_int=(
                 None
-                if outline is not None and not outline.long_digits
+                if outline is not None and outline.ints_in_range
                 else lambda digits: noted(_bounded_int(digits))
             ),
             parse_float=lambda digits: noted(_finite_float(digits)),
