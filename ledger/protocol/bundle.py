@@ -8,6 +8,7 @@ The operator exports bundles from its database (`ledger.audit.export`); verifyin
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -283,7 +284,11 @@ def load_bundle(
     `untrusted.parse` and `check_shape` (a bulk audit's, which reuse what a batch shares)."""
     try:
         with path.open("rb") as file:
-            data = file.read(limits.max_bytes + 1)
+            # read(max_bytes + 1) would allocate the whole limit (64 MiB) for every file
+            size = min(os.fstat(file.fileno()).st_size, limits.max_bytes)
+            data = file.read(size + 1)
+            if len(data) > size:  # the file grew since: read on up to the limit
+                data += file.read(limits.max_bytes + 1 - len(data))
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
     try:

@@ -36,7 +36,8 @@ _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
 # each bracket as one step of 2 * openers so far: an opener 2, a closer 0
 _BRACKET_STEPS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
 _OPENERS = frozenset(b"[{")
-_LONG_DIGITS = re.compile(rb"-?[0-9]{19,}")
+# digits and minus signs kept, every other byte a space: what is left splits into number runs
+_NUMBER_RUNS = bytes(c if c in b"0123456789-" else 0x20 for c in range(256))
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -103,6 +104,14 @@ class _Outline:
     ints_in_range: bool
 
 
+def _within_int64(run: bytes) -> bool:
+    """Whether a run of digits and minus signs is an integer within 64 bits (20 characters hold
+    every one: int() is not asked to read a longer run)."""
+    if len(run) > 20 or not run.lstrip(b"-").isdigit() or run.count(b"-") > (run[:1] == b"-"):
+        return False
+    return INT64_MIN <= int(run) <= INT64_MAX
+
+
 def _outline(data: bytes) -> _Outline | None:
     """The outline of JSON text `data`; None when its quotes do not pair up (no JSON: the token
     scans decide). Escaped backslashes, then escaped quotes, are blanked (each escape is
@@ -116,10 +125,9 @@ def _outline(data: bytes) -> _Outline | None:
     # after i + 1 brackets the depth is 2 * openers - (i + 1)
     depth = max(map(operator.sub, accumulate(steps), count(1)), default=0)
     longest = max(map(len, parts[1::2]), default=0)
-    # 20 characters hold every 64-bit integer (int() is not asked to read a longer run)
-    ints_in_range = all(
-        len(run) <= 20 and INT64_MIN <= int(run) <= INT64_MAX
-        for run in _LONG_DIGITS.findall(outside)
+    runs = outside.translate(_NUMBER_RUNS).split()
+    ints_in_range = max(map(len, runs), default=0) < 19 or all(
+        _within_int64(run) for run in runs if len(run) >= 19
     )
     return _Outline(max(depth, 0), longest, b"\\u" in plain, ints_in_range)
 
