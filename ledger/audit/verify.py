@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ledger.audit.batches import BatchMemo, LeafList
 from ledger.audit.checks import (
@@ -54,6 +54,8 @@ from ledger.protocol.tokenids import token_id
 
 if TYPE_CHECKING:
     from engine import GameState, ReplayResult, Transcript
+
+_T = TypeVar("_T")
 
 __all__ = ["CHECKS", "END_REASONS", "UNSIGNED", "Check", "run_checks", "verify_bundle"]
 
@@ -120,6 +122,13 @@ class _Verifier:
         self._event: AnchoredBatch | None = None
 
     # helpers
+    def _read(self, key: tuple[Any, ...], read: Callable[[], _T]) -> _T:
+        """A decoded chain read, remembered across the bundles of a bulk audit (`batches`): the
+        transport reads at one pinned head, so the same read has the same answer."""
+        if self.batches is None:
+            return read()
+        return self.batches.remembered((self.chain["match_ledger"].lower(), *key), read)
+
     def struct(self) -> eip712.MatchResult:
         return eip712.MatchResult.from_message(self.msg)
 
@@ -133,10 +142,14 @@ class _Verifier:
     def event(self) -> AnchoredBatch:
         if self._event is None:
             hint = self.anchor.get("block_number")
-            found = self.ledger.anchored_batch(
-                int(self.anchor["batch_id"]),
-                hint_block=None if hint is None else int(hint),
-                from_block=int(self.chain["deployment_block"]),
+            batch_id = int(self.anchor["batch_id"])
+            hint_block = None if hint is None else int(hint)
+            from_block = int(self.chain["deployment_block"])
+            found = self._read(
+                ("anchored_batch", batch_id, hint_block, from_block),
+                lambda: self.ledger.anchored_batch(
+                    batch_id, hint_block=hint_block, from_block=from_block
+                ),
             )
             if found is None:
                 raise CheckFailed(
@@ -161,7 +174,7 @@ class _Verifier:
         return expected
 
     def chain_id(self) -> str:
-        actual = self.rpc.chain_id()
+        actual = self._read(("chain_id",), self.rpc.chain_id)
         _require(
             int(self.chain["chain_id"]) == actual,
             f"bundle says chain {self.chain['chain_id']}, the RPC is chain {actual}",
@@ -174,14 +187,16 @@ class _Verifier:
 
     def eip712_domain(self) -> str:
         expected = eip712.domain(
-            eip712.RESULT_DOMAIN_NAME, self.rpc.chain_id(), self.chain["match_ledger"]
+            eip712.RESULT_DOMAIN_NAME,
+            self._read(("chain_id",), self.rpc.chain_id),
+            self.chain["match_ledger"],
         )
         given = {
             **self.domain,
             "verifyingContract": to_checksum_address(self.domain["verifyingContract"]),
         }
         _require(given == expected, f"signed domain {self.domain} is not MatchLedger's {expected}")
-        onchain = self.ledger.eip712_domain()
+        onchain = self._read(("eip712_domain",), self.ledger.eip712_domain)
         _require(
             onchain == expected,
             f"the contract at {self.chain['match_ledger']} reports domain {onchain}",
@@ -217,7 +232,7 @@ class _Verifier:
             count - 1 <= index <= 2 * count - 2 and len(proof) == (index + 1).bit_length() - 1,
             f"tree_index {index} is no leaf of a {count}-leaf tree at the proof's depth {len(proof)}",
         )
-        onchain = self.ledger.batch_root(batch_id)
+        onchain = self._read(("batch_root", batch_id), lambda: self.ledger.batch_root(batch_id))
         _require(onchain != ZERO32, f"batch {batch_id} is not anchored on-chain")
         _require(
             onchain == root,
@@ -257,8 +272,12 @@ class _Verifier:
             _require(e.prev_batch_hash == ZERO32, "batch 1 does not start from the genesis hash")
             link = "batch 1 starts from the genesis hash"
         else:
-            prev = self.ledger.anchored_batch(
-                k - 1, from_block=int(self.chain["deployment_block"]), to_block=e.block_number
+            from_block = int(self.chain["deployment_block"])
+            prev = self._read(
+                ("anchored_batch", k - 1, from_block, e.block_number),
+                lambda: self.ledger.anchored_batch(
+                    k - 1, from_block=from_block, to_block=e.block_number
+                ),
             )
             _require(prev is not None, f"batch {k - 1}, which batch {k} follows, is not anchored")
             assert prev is not None
@@ -273,11 +292,12 @@ class _Verifier:
             )
             link = f"chains to batch {k - 1}'s recorded hash (block {prev.block_number})"
         pin = self.rpc.block_number()
-        latest = self.ledger.latest_batch_id(pin)
+        latest = self._read(("latest_batch_id", pin), lambda: self.ledger.latest_batch_id(pin))
         _require(k <= latest, f"batch {k} is beyond the ledger's latest batch {latest}")
         if k == latest:
             _require(
-                e.batch_hash == self.ledger.head_batch_hash(pin),
+                e.batch_hash
+                == self._read(("head_batch_hash", pin), lambda: self.ledger.head_batch_hash(pin)),
                 "the latest batch's hash is not headBatchHash()",
             )
         return f"batch {k} in block {e.block_number} {link}; the ledger's head is batch {latest}"
@@ -286,7 +306,10 @@ class _Verifier:
         block = self.event().block_number
         signer = self.b["result"]["signer"]
         _require(
-            self.ledger.was_signer_at(signer, block),
+            self._read(
+                ("was_signer_at", signer.lower(), block),
+                lambda: self.ledger.was_signer_at(signer, block),
+            ),
             f"{signer} was not a registered signer at block {block}",
         )
         return f"{to_checksum_address(signer)} registered at anchoring block {block}"
@@ -794,7 +817,8 @@ class _Verifier:
         )
         batch_id = int(self.anchor["batch_id"])
         _require(
-            leaf_list.root == self.ledger.batch_root(batch_id),
+            leaf_list.root
+            == self._read(("batch_root", batch_id), lambda: self.ledger.batch_root(batch_id)),
             f"the leaf list does not recompute batch {batch_id}'s on-chain root",
         )
         _require(
