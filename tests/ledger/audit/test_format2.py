@@ -21,28 +21,29 @@ from ledger.chain.deployment import Deployment
 from ledger.devstack.anvil import AnvilNode
 from ledger.protocol.hexcodec import from_hex
 from ledger.protocol.signedmoves import TRANSCRIPT_FORMAT_2, transcript_hash
-from tests.api.conftest import start_duel
-from tests.api.helpers import acknowledge, play_out
-from tests.ledger.anchor_support import anchor_pending
-from tests.ledger.audit.test_forgery import _anchor, _point_at_batch, _resign_result
+from tests.ledger.audit.test_forgery import (
+    _anchor,
+    _played_bundle,
+    _point_at_batch,
+    _resign_result,
+)
 
 pytestmark = pytest.mark.chain
 
 
-def _both_formats(
-    client: httpx.Client, url: str, anvil: AnvilNode, deployment: Deployment
-) -> tuple[dict[str, Any], dict[str, Any]]:
+@pytest.fixture
+def both_formats(
+    api: tuple[httpx.Client, str], evm_snapshot: AnvilNode, deployment: Deployment
+) -> tuple[dict[str, Any], dict[str, Any], str]:
     """A duel played through the API and acknowledged by both: its bundle as exported (format
-    3), and the same match as a format-2 bundle with the API's receipts, signed and anchored."""
-    a, b, match_id, _decks = start_duel(client, anvil, deployment, "metax")
-    assert play_out({0: a, 1: b}, match_id)["status"] == "finished"
-    acknowledge(a, match_id)
-    acknowledge(b, match_id)
-    anchor_pending(url, anvil.rpc_url, deployment.match_ledger)
-    r = client.get(f"/matches/{match_id}/bundle")
-    assert r.status_code == 200, r.text
-    current = dict(r.json())
-    log = a.get(f"/matches/{match_id}/actions?since=0&limit=1000")
+    3), the same match as a format-2 bundle with the API's receipts, signed and anchored, and
+    the RPC URL."""
+    client, url = api
+    anvil = evm_snapshot
+    current = _played_bundle(client, url, anvil, deployment)
+    match_id = current["result"]["typed_data"]["message"]["matchId"]
+    # the receipts the API handed out with each entry (anyone reads the log of a finished match)
+    log = client.get(f"/matches/{match_id}/actions?since=0&limit=1000")
     assert log.status_code == 200, log.text
     receipts = {int(e["index"]): e["receipt"] for e in log.json()}
 
@@ -58,7 +59,7 @@ def _both_formats(
     old["batch_leaves"] = [
         {"tree_index": tree.tree_index[0], "result": old["result"]["typed_data"]["message"]}
     ]
-    return current, old
+    return current, old, anvil.rpc_url
 
 
 def _report(bundle: dict[str, Any], rpc: str) -> dict[str, Any]:
@@ -66,11 +67,9 @@ def _report(bundle: dict[str, Any], rpc: str) -> dict[str, Any]:
 
 
 def test_format_2_bundles_verify_their_receipts_and_format_3_carries_none(
-    api: tuple[httpx.Client, str], evm_snapshot: AnvilNode, deployment: Deployment
+    both_formats: tuple[dict[str, Any], dict[str, Any], str],
 ) -> None:
-    client, url = api
-    rpc = evm_snapshot.rpc_url
-    current, old = _both_formats(client, url, evm_snapshot, deployment)
+    current, old, rpc = both_formats
 
     assert current["format"] == "metaledger.bundle/3"
     assert current["transcript"]["format"] == "metaledger.transcript/3"
@@ -93,7 +92,7 @@ def test_format_2_bundles_verify_their_receipts_and_format_3_carries_none(
     k = entries // 2
     receipt = from_hex(forged["transcript"]["entries"][k]["receipt"])
     forged["transcript"]["entries"][k]["receipt"] = (
-        "0x" + (receipt[:10] + b"\x00" + receipt[11:]).hex()
+        "0x" + (receipt[:10] + bytes([receipt[10] ^ 1]) + receipt[11:]).hex()
     )
     report = _report(forged, rpc)
     failed = {name for name, c in report.items() if not c.ok}
@@ -102,12 +101,8 @@ def test_format_2_bundles_verify_their_receipts_and_format_3_carries_none(
     assert report["player-signatures"].detail.endswith("the receipt is not the signer's")
 
 
-def test_the_formats_do_not_mix(
-    api: tuple[httpx.Client, str], evm_snapshot: AnvilNode, deployment: Deployment
-) -> None:
-    client, url = api
-    rpc = evm_snapshot.rpc_url
-    current, old = _both_formats(client, url, evm_snapshot, deployment)
+def test_the_formats_do_not_mix(both_formats: tuple[dict[str, Any], dict[str, Any], str]) -> None:
+    current, old, rpc = both_formats
 
     # format 3 carries no receipt: one added is a field no check reads, so the bundle is malformed
     padded = copy.deepcopy(current)
