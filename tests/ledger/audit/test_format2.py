@@ -40,10 +40,10 @@ def both_formats(
     the RPC URL."""
     client, url = api
     anvil = evm_snapshot
-    current = _played_bundle(client, url, anvil, deployment)
+    current, player = _played_bundle(client, url, anvil, deployment)
     match_id = current["result"]["typed_data"]["message"]["matchId"]
-    # the receipts the API handed out with each entry (anyone reads the log of a finished match)
-    log = client.get(f"/matches/{match_id}/actions?since=0&limit=1000")
+    # the receipts the API hands its players with each entry
+    log = player.get(f"/matches/{match_id}/actions?since=0&limit=1000")
     assert log.status_code == 200, log.text
     receipts = {int(e["index"]): e["receipt"] for e in log.json()}
 
