@@ -16,6 +16,7 @@ and the engine seed. docs/verification.md ("Signed moves") documents each field.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from ledger.protocol.eip712 import (
@@ -137,6 +138,16 @@ def _uint(value: Any, bits: int, name: str) -> bytes:
     return value.to_bytes(32, "big")
 
 
+def _action_hash(action: str) -> bytes:
+    """keccak256 of an action's text (short texts remembered: a match repeats a few dozen)."""
+    return _short_text_hash(action) if len(action) <= 64 else keccak(action.encode())
+
+
+@lru_cache(maxsize=4096)
+def _short_text_hash(text: str) -> bytes:
+    return keccak(text.encode())
+
+
 def _word(value: bytes | str, name: str) -> bytes:
     """A bytes32 field's word (`bytes32`, with the common case of 32 bytes first)."""
     return value if type(value) is bytes and len(value) == 32 else bytes32(value, name)
@@ -171,7 +182,7 @@ class EntryChain:
                     _uint(seat, 8, "seat"),
                     _uint(index, 32, "index"),
                     _word(prev_entry_hash, "prev_entry_hash"),
-                    keccak(action.encode()),
+                    _action_hash(action),
                     _word(salt, "salt"),
                 )
             )
