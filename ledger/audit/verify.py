@@ -669,7 +669,7 @@ class _Verifier:
                     )
                 if entry["signature"] is not None:
                     raise CheckFailed(f"{_entry_name(k, entry)}: a bot entry carries a signature")
-                if action != canonical_action(actions[k]):
+                if action != _canonical_text(actions[k]):
                     raise CheckFailed(
                         f"{_entry_name(k, entry)}: the bot's entry is not the transcript's "
                         f"action {actions[k]}"
@@ -829,6 +829,21 @@ class _Verifier:
             f"{len(digests)} leaves recompute batch {batch_id}'s on-chain root; no other leaf "
             f"carries match {match_id}"
         )
+
+
+_CANONICAL_TEXTS: dict[str, str] = {}
+
+
+def _canonical_text(action: list[Any]) -> str:
+    """`canonical_action` of an engine action, remembered by its repr (bot entries repeat a few
+    dozen actions; the repr tells `True` from `1` and `"1"`, which equality does not)."""
+    key = repr(action)
+    text = _CANONICAL_TEXTS.get(key)
+    if text is None:
+        if len(_CANONICAL_TEXTS) >= 1024:
+            _CANONICAL_TEXTS.clear()
+        text = _CANONICAL_TEXTS[key] = canonical_action(action)
+    return text
 
 
 def _entry_name(k: int, entry: dict[str, Any]) -> str:
