@@ -27,10 +27,10 @@ BatchId = Annotated[int, Path(ge=1, le=INT64_MAX, description="the batch id (fro
 
 @router.get("/matches/{match_id}/bundle", dependencies=[ratelimit.PUBLIC])
 def bundle(match_id: MatchId, ctx: Ctx) -> dict[str, Any]:
-    """The match bundle (format `metaledger.bundle/2`, or `/1` for a match its players did not
-    sign; docs/verification.md): result, signature, transcript, decks, seed commits and reveals,
-    batch, proof, contracts and chain id; for format 2 also the players' end acknowledgements
-    and the batch's leaf list. 404 for an unknown match or one without a result; 409 until its
+    """The match bundle (format `metaledger.bundle/3`, `/2` for a result signed before it, `/1`
+    for a match its players did not sign; docs/verification.md): result, signature, transcript,
+    decks, seed commits and reveals, batch, proof, contracts and chain id; for formats 2 and 3
+    also the players' end acknowledgements and the batch's leaf list. 404 for an unknown match or one without a result; 409 until its
     batch is confirmed on-chain."""
     addresses = ctx.chain.addresses
 

@@ -21,7 +21,7 @@ checkpoint, so a replay stops at the first divergent checkpoint and says where.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -270,10 +270,29 @@ class ReplayResult:
     end_reason: str = "rules"
 
 
+def _visiting(
+    state: GameState, before_each: Callable[[int, GameState], None]
+) -> Callable[[Sequence[Sequence[Any]], int, int], None]:
+    """`state.apply_actions`, one action at a time, calling `before_each` before each."""
+
+    def apply_actions(actions: Sequence[Sequence[Any]], start: int, stop: int) -> None:
+        for k in range(start, min(stop, len(actions))):
+            before_each(k, state)
+            state.apply_actions(actions, k, k + 1)
+
+    return apply_actions
+
+
 def replay(
-    transcript: Transcript | Mapping[str, Any], *, check_versions: bool = True
+    transcript: Transcript | Mapping[str, Any],
+    *,
+    check_versions: bool = True,
+    before_each: Callable[[int, GameState], None] | None = None,
 ) -> ReplayResult:
     """Replay a transcript under its own ruleset, validating every action and every checkpoint.
+
+    `before_each(k, state)`, when given, sees the state before action k is applied (an auditor
+    checks there what a player signed for that action); it must not change the state.
 
     Raises TranscriptError (malformed, another game, a ruleset the engine no longer plays, a
     catalogue hash other than that ruleset's, or an engine version that did not record it),
@@ -304,7 +323,9 @@ def replay(
     checkpoints = t.checkpoints
     actions = t.actions
     total = len(actions)
-    apply_actions = state.apply_actions
+    apply_actions: Callable[[Sequence[Sequence[Any]], int, int], None] = (
+        state.apply_actions if before_each is None else _visiting(state, before_each)
+    )
     # is_over is checked only at checkpoints and at the end: a game's apply rejects any
     # action once the match is over (the rule it names says so).
     n = 0

@@ -21,8 +21,9 @@ from __future__ import annotations
 import json
 import secrets
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ledger.protocol import eip712, merkle
 from ledger.protocol.bundle import check_shape
@@ -34,6 +35,10 @@ _KEY = b'"batch_leaves": '
 
 #: how many distinct leaf lists a worker keeps (bundles usually come batch by batch)
 LISTS_KEPT = 4
+#: how many decoded chain reads a worker keeps before starting over
+READS_KEPT = 4096
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,8 @@ class BatchMemo:
         #: the leaf list's bytes -> the list parsed from them
         self._lists: OrderedDict[bytes, _Known] = OrderedDict()
         self.reused = 0
+        #: decoded chain reads at the worker's pinned head (`remembered`)
+        self._reads: dict[tuple[Any, ...], Any] = {}
 
     def parse(self, data: bytes, limits: JsonLimits, what: str) -> Any:
         """`untrusted.parse(data)`, with a leaf list read before taken from memory (see the
@@ -147,6 +154,16 @@ class BatchMemo:
             check_shape({**bundle, "batch_leaves": []})
         else:
             check_shape(bundle)
+
+    def remembered(self, key: tuple[Any, ...], read: Callable[[], _T]) -> _T:
+        """`read()`, once per key: a decoded chain read the bundles of a batch share (the
+        worker's transport is pinned to one head block, so the answer cannot change)."""
+        if key not in self._reads:
+            if len(self._reads) >= READS_KEPT:
+                self._reads.clear()
+            self._reads[key] = read()
+        value: _T = self._reads[key]
+        return value
 
     def leaf_list(self, leaves: list[dict[str, Any]], chain_id: int, contract: str) -> LeafList:
         """The digests and tree of `leaves` in the domain (chain id, contract), computed once per

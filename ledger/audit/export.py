@@ -13,8 +13,7 @@ from ledger.db.models.anchoring import Batch
 from ledger.errors import Conflict, NotFound
 from ledger.matches import repository as matches
 from ledger.protocol import eip712
-from ledger.protocol.bundle import BUNDLE_FORMAT, BUNDLE_FORMAT_2
-from ledger.protocol.signedmoves import TRANSCRIPT_FORMAT_2
+from ledger.protocol.bundle import BUNDLE_FORMAT, bundle_format_of
 from ledger.results import repository as results
 
 
@@ -89,9 +88,11 @@ def export_bundle(
     proof, batch = found
     if len(seats) != 2:
         raise Conflict(f"match {match_id} does not have two seats")
-    signed = result.transcript.get("format") == TRANSCRIPT_FORMAT_2
+    # a result keeps the format it was signed in: its transcript's
+    bundle_format = bundle_format_of(result.transcript.get("format"))
+    signed = bundle_format != BUNDLE_FORMAT
     bundle = {
-        "format": BUNDLE_FORMAT_2 if signed else BUNDLE_FORMAT,
+        "format": bundle_format,
         "chain": {
             "chain_id": result.chain_id,
             "match_ledger": result.verifying_contract,

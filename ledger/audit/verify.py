@@ -3,14 +3,19 @@
 No database, no API: every fact comes from the bundle and is checked against the chain or
 recomputed (digest, Merkle proof, batch hash chain, seed commitments, deck hashes, transcript
 hash, the replayed outcome; for a signed transcript, the seat authorizations, every player's
-move signature, the entry hash chain, the receipts, the end acknowledgements and the batch's
-leaf list). Each check is named; `verify_bundle` returns them all.
+move signature, the entry hash chain, the receipts (format 2), the end acknowledgements and the
+batch's leaf list). Each check is named; `verify_bundle` returns them all.
+
+The engine replays a transcript once: `replay` reports its outcome, and `player-signatures`
+reads what that one replay saw before each action (the seat to move, and the action each
+signed move resolves to there).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ledger.audit.batches import BatchMemo, LeafList
 from ledger.audit.checks import (
@@ -26,7 +31,7 @@ from ledger.chain.contracts import AnchoredBatch, CardToken, MatchLedger, eip127
 from ledger.chain.transport import JsonRpc, RpcError
 from ledger.errors import InvalidInput, ServiceUnavailable
 from ledger.protocol import eip712, merkle
-from ledger.protocol.bundle import BUNDLE_FORMAT, BUNDLE_FORMAT_2, check_shape
+from ledger.protocol.bundle import bundle_format_of, check_shape
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import checksum_address as to_checksum_address
 from ledger.protocol.hexcodec import from_hex, to_hex
@@ -35,6 +40,7 @@ from ledger.protocol.seeds import commit_of, derive_seed, seed_commitments
 from ledger.protocol.signatures import recover_digest_signer, recover_low_s_signer
 from ledger.protocol.signedmoves import (
     RESIGN_ACTION,
+    SIGNED_TRANSCRIPT_FORMATS,
     TIMEOUT_ACTION,
     TRANSCRIPT_FORMAT_2,
     EntryChain,
@@ -46,7 +52,44 @@ from ledger.protocol.signedmoves import (
 )
 from ledger.protocol.tokenids import token_id
 
+if TYPE_CHECKING:
+    from engine import GameState, ReplayResult, Transcript
+
+_T = TypeVar("_T")
+
 __all__ = ["CHECKS", "END_REASONS", "UNSIGNED", "Check", "run_checks", "verify_bundle"]
+
+
+@dataclass
+class _Replayed:
+    """The one replay of a bundle's transcript: its outcome (or why it failed), the seat to move
+    before each action it reached, and what each signed move resolved to there."""
+
+    outcome: ReplayResult | None = None
+    error: Exception | None = None
+    movers: list[int] = field(default_factory=list)
+    #: entry index -> the action its signed move resolves to (or why it does not)
+    meant: dict[int, list[Any] | Exception] = field(default_factory=dict)
+
+    def applied(self) -> int:
+        """How many actions the replay applied."""
+        from engine import ReplayRejected
+
+        return len(self.movers) - (1 if isinstance(self.error, ReplayRejected) else 0)
+
+
+def _resolved(state: GameState, entry: dict[str, Any]) -> list[Any] | Exception | None:
+    """The action a player's signed move means in `state` (None for a move that is no flat
+    JSON list: `player-signatures` fails it before asking)."""
+    import json
+
+    move = entry["action"]
+    if not (move.count("[") == 1 and move.startswith("[") and move.endswith("]")):
+        return None
+    try:
+        return list(state.resolve(json.loads(move), int(entry["seat"])).to_json())
+    except Exception as exc:  # reported by player-signatures at this entry
+        return exc
 
 
 class _Verifier:
@@ -61,7 +104,12 @@ class _Verifier:
         self.batches = batches
         self.rpc = rpc
         self.t: dict[str, Any] = bundle["transcript"]
-        self.signed = self.t.get("format") == TRANSCRIPT_FORMAT_2
+        self.signed = self.t.get("format") in SIGNED_TRANSCRIPT_FORMATS
+        #: format 2 carries the operator's receipt of every entry
+        self.receipted = self.t.get("format") == TRANSCRIPT_FORMAT_2
+        self._replayed: _Replayed | None = None
+        self._parsed: Transcript | None = None
+        self._seat_digests: dict[int, bytes] = {}
         self.engine_t = engine_transcript(self.t)
         self.leaves = leaves if leaves is not None else bundle.get("batch_leaves")
         self.typed = bundle["result"]["typed_data"]
@@ -74,6 +122,13 @@ class _Verifier:
         self._event: AnchoredBatch | None = None
 
     # helpers
+    def _read(self, key: tuple[Any, ...], read: Callable[[], _T]) -> _T:
+        """A decoded chain read, remembered across the bundles of a bulk audit (`batches`): the
+        transport reads at one pinned head, so the same read has the same answer."""
+        if self.batches is None:
+            return read()
+        return self.batches.remembered((self.chain["match_ledger"].lower(), *key), read)
+
     def struct(self) -> eip712.MatchResult:
         return eip712.MatchResult.from_message(self.msg)
 
@@ -87,10 +142,14 @@ class _Verifier:
     def event(self) -> AnchoredBatch:
         if self._event is None:
             hint = self.anchor.get("block_number")
-            found = self.ledger.anchored_batch(
-                int(self.anchor["batch_id"]),
-                hint_block=None if hint is None else int(hint),
-                from_block=int(self.chain["deployment_block"]),
+            batch_id = int(self.anchor["batch_id"])
+            hint_block = None if hint is None else int(hint)
+            from_block = int(self.chain["deployment_block"])
+            found = self._read(
+                ("anchored_batch", batch_id, hint_block, from_block),
+                lambda: self.ledger.anchored_batch(
+                    batch_id, hint_block=hint_block, from_block=from_block
+                ),
             )
             if found is None:
                 raise CheckFailed(
@@ -101,7 +160,7 @@ class _Verifier:
 
     # checks
     def bundle_format(self) -> str:
-        expected = BUNDLE_FORMAT_2 if self.signed else BUNDLE_FORMAT
+        expected = bundle_format_of(self.t.get("format"))
         _require(
             self.b.get("format") == expected,
             f"format is {self.b.get('format')!r}, expected {expected!r} for a "
@@ -115,7 +174,7 @@ class _Verifier:
         return expected
 
     def chain_id(self) -> str:
-        actual = self.rpc.chain_id()
+        actual = self._read(("chain_id",), self.rpc.chain_id)
         _require(
             int(self.chain["chain_id"]) == actual,
             f"bundle says chain {self.chain['chain_id']}, the RPC is chain {actual}",
@@ -128,14 +187,16 @@ class _Verifier:
 
     def eip712_domain(self) -> str:
         expected = eip712.domain(
-            eip712.RESULT_DOMAIN_NAME, self.rpc.chain_id(), self.chain["match_ledger"]
+            eip712.RESULT_DOMAIN_NAME,
+            self._read(("chain_id",), self.rpc.chain_id),
+            self.chain["match_ledger"],
         )
         given = {
             **self.domain,
             "verifyingContract": to_checksum_address(self.domain["verifyingContract"]),
         }
         _require(given == expected, f"signed domain {self.domain} is not MatchLedger's {expected}")
-        onchain = self.ledger.eip712_domain()
+        onchain = self._read(("eip712_domain",), self.ledger.eip712_domain)
         _require(
             onchain == expected,
             f"the contract at {self.chain['match_ledger']} reports domain {onchain}",
@@ -171,7 +232,7 @@ class _Verifier:
             count - 1 <= index <= 2 * count - 2 and len(proof) == (index + 1).bit_length() - 1,
             f"tree_index {index} is no leaf of a {count}-leaf tree at the proof's depth {len(proof)}",
         )
-        onchain = self.ledger.batch_root(batch_id)
+        onchain = self._read(("batch_root", batch_id), lambda: self.ledger.batch_root(batch_id))
         _require(onchain != ZERO32, f"batch {batch_id} is not anchored on-chain")
         _require(
             onchain == root,
@@ -211,8 +272,12 @@ class _Verifier:
             _require(e.prev_batch_hash == ZERO32, "batch 1 does not start from the genesis hash")
             link = "batch 1 starts from the genesis hash"
         else:
-            prev = self.ledger.anchored_batch(
-                k - 1, from_block=int(self.chain["deployment_block"]), to_block=e.block_number
+            from_block = int(self.chain["deployment_block"])
+            prev = self._read(
+                ("anchored_batch", k - 1, from_block, e.block_number),
+                lambda: self.ledger.anchored_batch(
+                    k - 1, from_block=from_block, to_block=e.block_number
+                ),
             )
             _require(prev is not None, f"batch {k - 1}, which batch {k} follows, is not anchored")
             assert prev is not None
@@ -227,11 +292,12 @@ class _Verifier:
             )
             link = f"chains to batch {k - 1}'s recorded hash (block {prev.block_number})"
         pin = self.rpc.block_number()
-        latest = self.ledger.latest_batch_id(pin)
+        latest = self._read(("latest_batch_id", pin), lambda: self.ledger.latest_batch_id(pin))
         _require(k <= latest, f"batch {k} is beyond the ledger's latest batch {latest}")
         if k == latest:
             _require(
-                e.batch_hash == self.ledger.head_batch_hash(pin),
+                e.batch_hash
+                == self._read(("head_batch_hash", pin), lambda: self.ledger.head_batch_hash(pin)),
                 "the latest batch's hash is not headBatchHash()",
             )
         return f"batch {k} in block {e.block_number} {link}; the ledger's head is batch {latest}"
@@ -240,7 +306,10 @@ class _Verifier:
         block = self.event().block_number
         signer = self.b["result"]["signer"]
         _require(
-            self.ledger.was_signer_at(signer, block),
+            self._read(
+                ("was_signer_at", signer.lower(), block),
+                lambda: self.ledger.was_signer_at(signer, block),
+            ),
             f"{signer} was not a registered signer at block {block}",
         )
         return f"{to_checksum_address(signer)} registered at anchoring block {block}"
@@ -352,10 +421,16 @@ class _Verifier:
         note = f" (seat {bots[0]} is the operator's bot)" if bots else ""
         return f"{len(ids)} card designs held at block {block} (one balanceOfBatch){note}"
 
-    def transcript_hash(self) -> str:
-        from engine import Transcript
+    def _engine_transcript(self) -> Transcript:
+        """The engine transcript, read once for the checks that read it."""
+        if self._parsed is None:
+            from engine import Transcript
 
-        t = Transcript.from_json(self.engine_t)
+            self._parsed = Transcript.from_json(self.engine_t)
+        return self._parsed
+
+    def transcript_hash(self) -> str:
+        t = self._engine_transcript()
         _require(
             transcript_hash(self.t) == from_hex(self.msg["transcriptHash"]),
             "the transcript does not hash to the signed transcriptHash",
@@ -375,13 +450,36 @@ class _Verifier:
             )
         return f"{len(t.actions)} actions hash to the signed transcriptHash"
 
-    def replay(self) -> str:
-        from engine import replay
+    def _replay(self) -> _Replayed:
+        """The one replay of the transcript (for a signed one, seeing every action's state)."""
+        if self._replayed is None:
+            from engine import replay
 
-        try:
-            outcome = replay(self.engine_t)
-        except Exception as exc:  # engine errors name the action and rule
-            raise CheckFailed(f"replay failed: {exc}") from exc
+            seen = _Replayed()
+            entries: list[dict[str, Any]] = self.t["entries"] if self.signed else []
+
+            def before_each(k: int, state: GameState) -> None:
+                seen.movers.append(state.current_player)
+                if k < len(entries) and not entries[k]["by_bot"]:
+                    meant = _resolved(state, entries[k])
+                    if meant is not None:
+                        seen.meant[k] = meant
+
+            try:
+                seen.outcome = replay(
+                    self._engine_transcript(), before_each=before_each if entries else None
+                )
+            except Exception as exc:  # engine errors name the action and rule
+                seen.error = exc
+            self._replayed = seen
+        return self._replayed
+
+    def replay(self) -> str:
+        replayed = self._replay()
+        if replayed.error is not None:
+            raise CheckFailed(f"replay failed: {replayed.error}") from replayed.error
+        outcome = replayed.outcome
+        assert outcome is not None
         _require(outcome.over, "the replayed match is not over")
         _require(
             bytes.fromhex(outcome.final_hash) == from_hex(self.msg["finalStateHash"]),
@@ -436,11 +534,15 @@ class _Verifier:
         )
 
     def _seat_digest(self, seat: dict[str, Any]) -> bytes:
-        return eip712.digest(
-            self._authorization(seat),
-            int(self.domain["chainId"]),
-            self.domain["verifyingContract"],
-        )
+        # two checks read each seat's digest; the seat dicts live as long as the verifier
+        digest = self._seat_digests.get(id(seat))
+        if digest is None:
+            digest = self._seat_digests[id(seat)] = eip712.digest(
+                self._authorization(seat),
+                int(self.domain["chainId"]),
+                self.domain["verifyingContract"],
+            )
+        return digest
 
     def seat_authorizations(self) -> str:
         self._signed_only()
@@ -501,9 +603,7 @@ class _Verifier:
         )
 
     def player_signatures(self) -> str:
-        import json
-
-        from engine import Action, IllegalAction, get_game
+        from engine import IllegalAction
 
         self._signed_only()
         seats = self.t["seats"]
@@ -525,81 +625,92 @@ class _Verifier:
             + (" and a forfeit" if forfeit else ""),
         )
         bots = {i for i, s in enumerate(seats) if s["by_bot"]}
-        game = get_game(self.engine_t["game"])
-        state = game.new_match(
-            (self.engine_t["decks"][0], self.engine_t["decks"][1]),
-            seed,
-            {**game.default_options, **self.engine_t["options"]},
-        )
+        replayed = self._replay()
+        movers, applied = replayed.movers, replayed.applied()
         signed = [0, 0]
+        receipted = self.receipted
+        entry_hash = chain.entry_hash
+        # the conditions are tested inline, their messages made only for a failure (a bundle
+        # has hundreds of entries)
         for k, entry in enumerate(entries):
             seat = int(entry["seat"])
-            name = f"entry {k} (seat {seat}, {entry['action']})"
-            _require(int(entry["index"]) == k, f"entry indexes are not contiguous at {name}")
-            expected = chain.entry_hash(
-                seat, k, prev, entry["action"], from_hex(entry["salt"], "salt")
-            )
-            _require(
-                from_hex(entry["entry_hash"]) == expected,
-                f"{name}: its hash is not its MatchAction's digest after the previous entry "
-                "(the hash chain is broken)",
-            )
-            _require(
-                _recovers(chain.receipt_digest(k, expected), from_hex(entry["receipt"])) == signer,
-                f"{name}: the receipt is not the signer's",
-            )
-            prev = expected
-            if k < len(actions):
-                _require(
-                    seat == state.current_player,
-                    f"{name}: it is seat {state.current_player}'s move there",
+            action = entry["action"]
+            if int(entry["index"]) != k:
+                raise CheckFailed(f"entry indexes are not contiguous at {_entry_name(k, entry)}")
+            expected = entry_hash(seat, k, prev, action, from_hex(entry["salt"], "salt"))
+            if from_hex(entry["entry_hash"]) != expected:
+                raise CheckFailed(
+                    f"{_entry_name(k, entry)}: its hash is not its MatchAction's digest after the "
+                    "previous entry (the hash chain is broken)"
                 )
-                if entry["by_bot"]:
-                    _require(
-                        seat in bots, f"{name}: marked as the bot's, but seat {seat} is a player's"
-                    )
-                    _require(entry["signature"] is None, f"{name}: a bot entry carries a signature")
-                    _require(
-                        entry["action"] == canonical_action(actions[k]),
-                        f"{name}: the bot's entry is not the transcript's action {actions[k]}",
-                    )
-                else:
-                    _require(
-                        seat not in bots, f"{name}: the bot seat's move is not marked as the bot's"
-                    )
-                    self._player_signed(name, seats[seat], expected, entry)
-                    move = entry["action"]
-                    _require(
-                        move.count("[") == 1 and move.startswith("[") and move.endswith("]"),
-                        f"{name}: a move is a flat JSON list",
-                    )
-                    try:
-                        meant = state.resolve(json.loads(move), seat).to_json()
-                    except (IllegalAction, ValueError) as exc:
-                        raise CheckFailed(
-                            f"{name}: the signed move does not resolve: {exc}"
-                        ) from None
-                    _require(
-                        meant == list(actions[k]),
-                        f"{name}: the player signed {move} (action {meant}), the transcript "
-                        f"has {actions[k]}",
-                    )
-                    signed[seat] += 1
-                state.apply(Action.from_json(list(actions[k])))
-            else:
+            if receipted and (
+                _recovers(chain.receipt_digest(k, expected), from_hex(entry["receipt"])) != signer
+            ):
+                raise CheckFailed(f"{_entry_name(k, entry)}: the receipt is not the signer's")
+            prev = expected
+            if k >= len(actions):
+                name = _entry_name(k, entry)
                 self._forfeit_entry(name, entry, forfeit, seats, bots, expected)
                 if entry["signature"] is not None:
                     signed[seat] += 1
+                continue
+            if k >= len(movers):
+                raise CheckFailed(
+                    f"{_entry_name(k, entry)}: the replay stopped before this action "
+                    f"({replayed.error})"
+                )
+            if seat != movers[k]:
+                raise CheckFailed(f"{_entry_name(k, entry)}: it is seat {movers[k]}'s move there")
+            if entry["by_bot"]:
+                if seat not in bots:
+                    raise CheckFailed(
+                        f"{_entry_name(k, entry)}: marked as the bot's, but seat {seat} is a "
+                        "player's"
+                    )
+                if entry["signature"] is not None:
+                    raise CheckFailed(f"{_entry_name(k, entry)}: a bot entry carries a signature")
+                if action != _canonical_text(actions[k]):
+                    raise CheckFailed(
+                        f"{_entry_name(k, entry)}: the bot's entry is not the transcript's "
+                        f"action {actions[k]}"
+                    )
+            else:
+                name = _entry_name(k, entry)
+                _require(
+                    seat not in bots, f"{name}: the bot seat's move is not marked as the bot's"
+                )
+                self._player_signed(name, seats[seat], expected, entry)
+                _require(
+                    action.count("[") == 1 and action.startswith("[") and action.endswith("]"),
+                    f"{name}: a move is a flat JSON list",
+                )
+                meant = replayed.meant[k]
+                if isinstance(meant, IllegalAction | ValueError):
+                    raise CheckFailed(f"{name}: the signed move does not resolve: {meant}")
+                if isinstance(meant, Exception):
+                    raise meant
+                if meant != list(actions[k]):
+                    raise CheckFailed(
+                        f"{name}: the player signed {action} (action {meant}), the transcript "
+                        f"has {actions[k]}"
+                    )
+                signed[seat] += 1
+            if k >= applied:
+                raise CheckFailed(
+                    f"{_entry_name(k, entry)}: the transcript's action {actions[k]} does not "
+                    f"apply ({replayed.error})"
+                )
         humans = [i for i in range(2) if i not in bots]
         parts = [f"seat {i}: {signed[i]} moves signed by its session key" for i in humans]
         bot_moves = sum(1 for e in entries if e["by_bot"])
         parts += [f"seat {i}: {bot_moves} moves of the operator's bot (its word)" for i in bots]
         if forfeit is not None and forfeit["reason"] == "timeout":
             parts.append(f"the timeout of seat {forfeit['player']} is the operator's word")
+        chained = f"{len(entries)} entries chained from the genesis hash"
         return (
             f"{sum(signed)} player moves checked; "
             + "; ".join(parts)
-            + f"; {len(entries)} entries chained from the genesis hash, each receipted by {signer}"
+            + (f"; {chained}, each receipted by {signer}" if self.receipted else f"; {chained}")
         )
 
     def _player_signed(
@@ -706,7 +817,8 @@ class _Verifier:
         )
         batch_id = int(self.anchor["batch_id"])
         _require(
-            leaf_list.root == self.ledger.batch_root(batch_id),
+            leaf_list.root
+            == self._read(("batch_root", batch_id), lambda: self.ledger.batch_root(batch_id)),
             f"the leaf list does not recompute batch {batch_id}'s on-chain root",
         )
         _require(
@@ -717,6 +829,26 @@ class _Verifier:
             f"{len(digests)} leaves recompute batch {batch_id}'s on-chain root; no other leaf "
             f"carries match {match_id}"
         )
+
+
+_CANONICAL_TEXTS: dict[str, str] = {}
+
+
+def _canonical_text(action: list[Any]) -> str:
+    """`canonical_action` of an engine action, remembered by its repr (bot entries repeat a few
+    dozen actions; the repr tells `True` from `1` and `"1"`, which equality does not)."""
+    key = repr(action)
+    text = _CANONICAL_TEXTS.get(key)
+    if text is None:
+        if len(_CANONICAL_TEXTS) >= 1024:
+            _CANONICAL_TEXTS.clear()
+        text = _CANONICAL_TEXTS[key] = canonical_action(action)
+    return text
+
+
+def _entry_name(k: int, entry: dict[str, Any]) -> str:
+    """How a failure names an entry."""
+    return f"entry {k} (seat {entry['seat']}, {entry['action']})"
 
 
 def _recovers(digest: bytes, signature: bytes) -> str | None:

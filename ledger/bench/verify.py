@@ -8,7 +8,8 @@
    anchored by the anchoring service (batches of `batch_size`) and exported (each batch's leaf
    list read once);
 3. `metaledger verify <folder> --rpc URL` run as a subprocess, as an auditor runs it
-   -> bundles_per_s (wall clock from start to exit, imports included), and one bundle alone
+   -> bundles_per_s (wall clock from start to exit, imports included) and the CPU of that
+   process and its workers per bundle (verify_cpu_ms_per_bundle), and one bundle alone
    with `metaledger verify FILE` -> single_bundle_seconds.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -116,15 +118,23 @@ def _make_bundles(folder: Path, count: int, wallets: int, batch_size: int) -> di
     }
 
 
-def _verify_seconds(targets: list[str], rpc_url: str, jobs: int) -> tuple[float, int, str]:
-    """Wall seconds of `metaledger verify TARGETS --rpc URL` as a subprocess, its exit status
-    and the last lines it printed."""
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished (waited-for) children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _verify_seconds(targets: list[str], rpc_url: str, jobs: int) -> tuple[float, float, int, str]:
+    """Wall seconds of `metaledger verify TARGETS --rpc URL` as a subprocess, the CPU seconds
+    of it and its workers (start-up included), its exit status and the last lines it printed."""
     command = [sys.executable, "-m", "ledger.cli", "verify", *targets, "--rpc", rpc_url]
     if jobs:
         command += ["--jobs", str(jobs)]
+    cpu0 = _children_cpu()
     t0 = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
-    return time.perf_counter() - t0, done.returncode, (done.stdout + done.stderr)[-2000:]
+    seconds = time.perf_counter() - t0
+    return seconds, _children_cpu() - cpu0, done.returncode, (done.stdout + done.stderr)[-2000:]
 
 
 def run(
@@ -137,10 +147,10 @@ def run(
     stack = made.pop("stack")
     anvil = stack.anvil
     try:
-        seconds, status, tail = _verify_seconds([str(folder)], anvil.rpc_url, jobs)
+        seconds, cpu, status, tail = _verify_seconds([str(folder)], anvil.rpc_url, jobs)
         if status != 0:
             raise RuntimeError(f"metaledger verify exited {status}: {tail}")
-        single, single_status, single_tail = _verify_seconds(
+        single, _cpu, single_status, single_tail = _verify_seconds(
             [str(folder / "bundle-00000.json")], anvil.rpc_url, 0
         )
         if single_status != 0:
@@ -149,6 +159,9 @@ def run(
             "bundles": bundles,
             "bundles_per_s": round(bundles / seconds, 1),
             "verify_seconds": round(seconds, 2),
+            # robust to other load: the CPU of the verify process and its workers (not Anvil's)
+            "verify_cpu_seconds": round(cpu, 2),
+            "verify_cpu_ms_per_bundle": round(1000 * cpu / bundles, 2),
             "single_bundle_seconds": round(single, 2),
             **made,
             "params": {

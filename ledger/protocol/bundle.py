@@ -1,5 +1,6 @@
-"""The match bundle formats (``metaledger.bundle/1`` and ``/2``, docs/verification.md): everything an auditor
-needs to verify one match, as one JSON document, and how a bundle nobody vouches for is read.
+"""The match bundle formats (``metaledger.bundle/1``, ``/2`` and ``/3``, docs/verification.md):
+everything an auditor needs to verify one match, as one JSON document, and how a bundle nobody
+vouches for is read.
 
 The operator exports bundles from its database (`ledger.audit.export`); verifying one
 (`ledger.audit.verify`) needs only the bundle and an RPC URL.
@@ -7,6 +8,7 @@ The operator exports bundles from its database (`ledger.audit.export`); verifyin
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -15,11 +17,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ledger.errors import InvalidInput
 from ledger.protocol import untrusted
+from ledger.protocol.signedmoves import TRANSCRIPT_FORMAT_2, TRANSCRIPT_FORMAT_3
 
 BUNDLE_FORMAT = "metaledger.bundle/1"
 #: a bundle whose transcript is signed by the players (`metaledger.transcript/2`)
 BUNDLE_FORMAT_2 = "metaledger.bundle/2"
-BUNDLE_FORMATS = (BUNDLE_FORMAT, BUNDLE_FORMAT_2)
+#: a bundle whose signed transcript carries no operator receipts (`metaledger.transcript/3`)
+BUNDLE_FORMAT_3 = "metaledger.bundle/3"
+BUNDLE_FORMATS = (BUNDLE_FORMAT, BUNDLE_FORMAT_2, BUNDLE_FORMAT_3)
+_BUNDLE_OF_TRANSCRIPT = {TRANSCRIPT_FORMAT_2: BUNDLE_FORMAT_2, TRANSCRIPT_FORMAT_3: BUNDLE_FORMAT_3}
+
+
+def bundle_format_of(transcript_format: Any) -> str:
+    """The bundle format that carries a transcript of `transcript_format` (format 1 otherwise)."""
+    return _BUNDLE_OF_TRANSCRIPT.get(transcript_format, BUNDLE_FORMAT)
 
 
 # -- reading a bundle nobody vouches for -----------------------------------------------------
@@ -149,7 +160,11 @@ class _SeatAuthorization(_Shape):
     signature: HexBytes
 
 
-class _Entry(_Shape):
+class _Entry3(_Shape):
+    """An entry of a `metaledger.transcript/3`: what the players sign, and nothing else (no
+    field the checks do not read)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
     index: Count
     seat: Annotated[int, Field(ge=0, le=1)]
     by_bot: bool
@@ -157,6 +172,12 @@ class _Entry(_Shape):
     salt: Hex32
     signature: HexBytes | None
     entry_hash: Hex32
+
+
+class _Entry(_Entry3):
+    """An entry of a `metaledger.transcript/2`, with the operator's receipt."""
+
+    model_config = ConfigDict(strict=True, extra="ignore")
     receipt: HexBytes
 
 
@@ -169,6 +190,12 @@ class _SignedTranscript(_Shape):
     seats: Annotated[list[_SeatAuthorization], Field(min_length=2, max_length=2)]
     genesis_hash: Hex32
     entries: list[_Entry]
+
+
+class _SignedTranscript3(_SignedTranscript):
+    """A `metaledger.transcript/3`: format 2 without the operator's receipts."""
+
+    entries: list[_Entry3]  # type: ignore[assignment]
 
 
 class _Acknowledgement(_Shape):
@@ -205,6 +232,18 @@ class SignedBundleShape(BundleShape):
     batch_leaves: list[Leaf]
 
 
+class SignedBundleShape3(SignedBundleShape):
+    """A `metaledger.bundle/3`: format 2's fields with a `metaledger.transcript/3`."""
+
+    transcript: _SignedTranscript3
+
+
+_SHAPES: dict[str, type[BundleShape]] = {
+    BUNDLE_FORMAT_2: SignedBundleShape,
+    BUNDLE_FORMAT_3: SignedBundleShape3,
+}
+
+
 def _location(loc: tuple[int | str, ...]) -> str:
     return ".".join(str(part) for part in loc) or "(the document)"
 
@@ -213,9 +252,12 @@ def check_shape(bundle: Any) -> None:
     """InvalidInput naming the first field of `bundle` that is missing or of the wrong type."""
     from engine import Transcript, TranscriptError
 
-    signed = isinstance(bundle, dict) and bundle.get("format") == BUNDLE_FORMAT_2
+    shape = BundleShape
+    if isinstance(bundle, dict) and isinstance(bundle.get("format"), str):
+        shape = _SHAPES.get(bundle["format"], BundleShape)
+    signed = shape is not BundleShape
     try:
-        (SignedBundleShape if signed else BundleShape).model_validate(bundle)
+        shape.model_validate(bundle)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_input=False)
         first = errors[0]
@@ -242,7 +284,11 @@ def load_bundle(
     `untrusted.parse` and `check_shape` (a bulk audit's, which reuse what a batch shares)."""
     try:
         with path.open("rb") as file:
-            data = file.read(limits.max_bytes + 1)
+            # read(max_bytes + 1) would allocate the whole limit (64 MiB) for every file
+            size = min(os.fstat(file.fileno()).st_size, limits.max_bytes)
+            data = file.read(size + 1)
+            if len(data) > size:  # the file grew since: read on up to the limit
+                data += file.read(limits.max_bytes + 1 - len(data))
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
     try:

@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Protocol, Self
 from eth_abi import encode
 from eth_utils import to_checksum_address
 
-from ledger.protocol.hexcodec import bytes32, to_hex
+from ledger.protocol.hexcodec import bytes32, checksum_address, to_hex
 from ledger.protocol.keccak import keccak
 from ledger.protocol.signatures import recover_digest_signer, sign_digest
 
@@ -228,7 +228,7 @@ def _keep_bytes32(name: str, value: Any) -> bytes:
 
 
 def _keep_address(_name: str, value: Any) -> str:
-    return str(to_checksum_address(value))
+    return checksum_address(value)  # remembered: structs name the same few addresses
 
 
 def _keep_string(name: str, value: Any) -> str:
@@ -389,7 +389,7 @@ def domain(name: str, chain_id: int, verifying_contract: str) -> dict[str, Any]:
         "name": name,
         "version": DOMAIN_VERSION,
         "chainId": chain_id,
-        "verifyingContract": to_checksum_address(verifying_contract),
+        "verifyingContract": checksum_address(verifying_contract),
     }
 
 

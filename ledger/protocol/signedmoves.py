@@ -5,7 +5,8 @@
   match, with this deck and seed commitment, is played by `sessionKey` until `expiry`;
 - `MatchAction`, signed by the session key for every move: the entry at `index`, chained to the
   previous entry's hash; the entry hash is the digest of its MatchAction;
-- `MatchReceipt`, signed by the operator's result signer for every accepted entry;
+- `MatchReceipt`, signed by the operator's result signer for every accepted entry (handed to
+  the player live; part of the anchored transcript only in format 2);
 - `MatchEnd`, signed by each human's session key once the match is over: the whole transcript.
 
 The entry hash chain starts at a genesis hash binding the match id, both seat authorizations
@@ -15,6 +16,7 @@ and the engine seed. docs/verification.md ("Signed moves") documents each field.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from ledger.protocol.eip712 import (
@@ -136,6 +138,21 @@ def _uint(value: Any, bits: int, name: str) -> bytes:
     return value.to_bytes(32, "big")
 
 
+def _action_hash(action: str) -> bytes:
+    """keccak256 of an action's text (short texts remembered: a match repeats a few dozen)."""
+    return _short_text_hash(action) if len(action) <= 64 else keccak(action.encode())
+
+
+@lru_cache(maxsize=4096)
+def _short_text_hash(text: str) -> bytes:
+    return keccak(text.encode())
+
+
+def _word(value: bytes | str, name: str) -> bytes:
+    """A bytes32 field's word (`bytes32`, with the common case of 32 bytes first)."""
+    return value if type(value) is bytes and len(value) == 32 else bytes32(value, name)
+
+
 class EntryChain:
     """Digests of one match's entries, receipts and acknowledgements in its domain (the domain
     separator is computed once per domain). Entries and receipts, a match's thousands of
@@ -143,13 +160,14 @@ class EntryChain:
     `MatchReceipt.struct_hash` encode, with the same range checks; a test holds them equal):
     the one code path of the API signing them, the client checking them and the auditor."""
 
-    __slots__ = ("_prefix", "chain_id", "contract", "match_id")
+    __slots__ = ("_action_head", "_prefix", "chain_id", "contract", "match_id")
 
     def __init__(self, match_id: bytes | str, chain_id: int, contract: str) -> None:
         self.match_id = bytes32(match_id, "match id")
         self.chain_id = chain_id
         self.contract = contract
         self._prefix = b"\x19\x01" + domain_separator(RESULT_DOMAIN_NAME, chain_id, contract)
+        self._action_head = MatchAction.TYPEHASH + self.match_id
 
     def entry_hash(
         self, seat: int, index: int, prev_entry_hash: bytes, action: str, salt: bytes
@@ -158,13 +176,16 @@ class EntryChain:
         if not isinstance(action, str):
             raise ValueError("action must be a string")
         struct_hash = keccak(
-            MatchAction.TYPEHASH
-            + self.match_id
-            + _uint(seat, 8, "seat")
-            + _uint(index, 32, "index")
-            + bytes32(prev_entry_hash, "prev_entry_hash")
-            + keccak(action.encode())
-            + bytes32(salt, "salt")
+            b"".join(
+                (
+                    self._action_head,
+                    _uint(seat, 8, "seat"),
+                    _uint(index, 32, "index"),
+                    _word(prev_entry_hash, "prev_entry_hash"),
+                    _action_hash(action),
+                    _word(salt, "salt"),
+                )
+            )
         )
         return keccak(self._prefix + struct_hash)
 
@@ -184,9 +205,12 @@ class EntryChain:
         return digest(struct, self.chain_id, self.contract)
 
 
-# -- the signed transcript (metaledger.transcript/2) ---------------------------------------
+# -- the signed transcripts (metaledger.transcript/2 and /3) --------------------------------
 
 TRANSCRIPT_FORMAT_2 = "metaledger.transcript/2"
+#: format 2 without the operator's per-entry receipts (docs/verification.md, "Formats")
+TRANSCRIPT_FORMAT_3 = "metaledger.transcript/3"
+SIGNED_TRANSCRIPT_FORMATS = (TRANSCRIPT_FORMAT_2, TRANSCRIPT_FORMAT_3)
 
 
 def entry_record(
@@ -199,7 +223,7 @@ def entry_record(
     entry_hash: str | None,
     receipt: str | None,
 ) -> dict[str, Any]:
-    """One entry as a signed transcript (and the API) show it; hashes and salt as 0x-hex."""
+    """One entry as the API shows it (with its receipt); hashes and salt as 0x-hex."""
     return {
         "index": index,
         "seat": seat,
@@ -212,6 +236,11 @@ def entry_record(
     }
 
 
+def transcript_entry(record: dict[str, Any]) -> dict[str, Any]:
+    """An entry as a `metaledger.transcript/3` holds it: the API's record without the receipt."""
+    return {key: value for key, value in record.items() if key != "receipt"}
+
+
 def signed_transcript(
     engine: dict[str, Any],
     match_id: str,
@@ -219,21 +248,21 @@ def signed_transcript(
     genesis: str,
     entries: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """A `metaledger.transcript/2` document: the engine transcript (format 1) and what was
-    signed around it (seat authorizations, the entries with their signatures and receipts)."""
+    """A `metaledger.transcript/3` document: the engine transcript (format 1) and what the
+    players signed around it (seat authorizations, the entries with their signatures)."""
     return {
-        "format": TRANSCRIPT_FORMAT_2,
+        "format": TRANSCRIPT_FORMAT_3,
         "match_id": match_id,
         "engine": engine,
         "seats": seats,
         "genesis_hash": genesis,
-        "entries": entries,
+        "entries": [transcript_entry(e) for e in entries],
     }
 
 
 def engine_transcript(transcript: dict[str, Any]) -> dict[str, Any]:
-    """The engine transcript (format 1) of a transcript of either format."""
-    if transcript.get("format") == TRANSCRIPT_FORMAT_2:
+    """The engine transcript (format 1) of a transcript of any format."""
+    if transcript.get("format") in SIGNED_TRANSCRIPT_FORMATS:
         return dict(transcript["engine"])
     return transcript
 
@@ -243,6 +272,6 @@ def transcript_hash(transcript: dict[str, Any]) -> bytes:
     the engine's canonical form, `Transcript.canonical_bytes()`)."""
     from engine import Transcript, canonical_json
 
-    if transcript.get("format") == TRANSCRIPT_FORMAT_2:
+    if transcript.get("format") in SIGNED_TRANSCRIPT_FORMATS:
         return keccak(canonical_json(transcript))
     return keccak(Transcript.from_json(transcript).canonical_bytes())

@@ -13,9 +13,11 @@ raising RecursionError).
 from __future__ import annotations
 
 import json
+import operator
 import re
 import sys
 from dataclasses import dataclass
+from itertools import accumulate, count
 from typing import TYPE_CHECKING, Any
 
 from ledger.errors import InvalidInput, PayloadTooLarge
@@ -30,7 +32,12 @@ INT64_MAX = 2**63 - 1
 
 # a JSON string (escapes included), or one bracket: the only tokens that change the depth
 _TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+# each bracket as one step of 2 * openers so far: an opener 2, a closer 0
+_BRACKET_STEPS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
 _OPENERS = frozenset(b"[{")
+# digits and minus signs kept, every other byte a space: what is left splits into number runs
+_NUMBER_RUNS = bytes(c if c in b"0123456789-" else 0x20 for c in range(256))
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -81,11 +88,59 @@ def too_large(size: int | None, limits: JsonLimits, what: str = "the request bod
         )
 
 
-def check_depth(data: bytes, max_depth: int) -> None:
-    """InvalidInput if brackets outside strings nest deeper than `max_depth` (no recursion)."""
+@dataclass(frozen=True, slots=True)
+class _Outline:
+    """What the limits ask of a JSON text, read from its quotes at C speed (no token loop)."""
+
+    #: the deepest nesting of brackets outside strings
+    depth: int
+    #: the longest string (or key) in characters of the text (at least its decoded length)
+    longest: int
+    #: whether a `\\u` escape occurs (the only way to write a NUL or a lone surrogate: the
+    #: parser refuses raw control characters and the UTF-8 decoder raw surrogates)
+    unicode_escapes: bool
+    #: whether every run of 19 digits or more outside strings (with its sign) is within 64 bits
+    #: (every shorter integer is): then no integer needs checking
+    ints_in_range: bool
+
+
+def _within_int64(run: bytes) -> bool:
+    """Whether a run of digits and minus signs is an integer within 64 bits (20 characters hold
+    every one: int() is not asked to read a longer run)."""
+    if len(run) > 20 or not run.lstrip(b"-").isdigit() or run.count(b"-") > (run[:1] == b"-"):
+        return False
+    return INT64_MIN <= int(run) <= INT64_MAX
+
+
+def _outline(data: bytes) -> _Outline | None:
+    """The outline of JSON text `data`; None when its quotes do not pair up (no JSON: the token
+    scans decide). Escaped backslashes, then escaped quotes, are blanked (each escape is
+    two characters read left to right), so every quote left opens or closes a string."""
+    plain = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    parts = plain.split(b'"')
+    if len(parts) % 2 == 0:
+        return None
+    outside = b"".join(parts[::2])
+    steps = outside.translate(None, _NOT_BRACKETS).translate(_BRACKET_STEPS)
+    # after i + 1 brackets the depth is 2 * openers - (i + 1)
+    depth = max(map(operator.sub, accumulate(steps), count(1)), default=0)
+    longest = max(map(len, parts[1::2]), default=0)
+    runs = outside.translate(_NUMBER_RUNS).split()
+    ints_in_range = max(map(len, runs), default=0) < 19 or all(
+        _within_int64(run) for run in runs if len(run) >= 19
+    )
+    return _Outline(max(depth, 0), longest, b"\\u" in plain, ints_in_range)
+
+
+def check_depth(data: bytes, max_depth: int, outline: _Outline | None = None) -> None:
+    """InvalidInput if brackets outside strings nest deeper than `max_depth` (no recursion;
+    `outline`: the text's, when the caller has it)."""
     if data.count(b"[") + data.count(b"{") <= max_depth:
         return  # too few brackets to nest that deep (most bodies: no scan needed)
-    depth = 0
+    outline = outline or _outline(data)
+    if outline is not None and outline.depth <= max_depth:
+        return
+    depth = 0  # too deep: the token scan finds where
     for token in _TOKENS.finditer(data):
         first = data[token.start()]
         if first in _OPENERS:
@@ -171,6 +226,16 @@ def _suspect(value: str, max_length: int) -> bool:
     return len(value) > max_length or "\x00" in value or _SURROGATE.search(value) is not None
 
 
+def _text_is_clean(data: bytes, max_string_length: int, outline: _Outline | None) -> bool:
+    """Whether the JSON text `data` (valid UTF-8) can hold no string or key that breaks a
+    limit (see `_Outline`); False means: walk the document to find the one that does."""
+    if len(data) <= max_string_length:
+        return b"\\u" not in data
+    return (
+        outline is not None and outline.longest <= max_string_length and not outline.unicode_escapes
+    )
+
+
 def _all_clean(document: Any, max_string_length: int) -> bool:
     """Whether no string, key or number of `document` breaks a limit (no paths kept: fast)."""
     stack = [document]
@@ -214,23 +279,37 @@ def check_values(document: Any, max_string_length: int) -> None:
 def parse(data: bytes, limits: JsonLimits, what: str = "the request body") -> Any:
     """Parse untrusted JSON bytes within `limits`; InvalidInput / PayloadTooLarge naming the limit."""
     too_large(len(data), limits, what)
-    check_depth(data, limits.max_depth)
+    outline = _outline(data) if len(data) > limits.max_string_length else None
+    check_depth(data, limits.max_depth, outline)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInput(
             f"{what} is not valid UTF-8 (at byte {exc.start})", limit="unicode"
         ) from None
+    refused: list[_Refused] = []
+
+    def noted(value: Any) -> Any:
+        if isinstance(value, _Refused):
+            refused.append(value)
+        return value
+
     try:
         document = json.loads(
             text,
-            parse_constant=_constant,
-            parse_int=_bounded_int,
-            parse_float=_finite_float,
+            parse_constant=lambda name: noted(_constant(name)),
+            # the C scanner's own int() when the outline shows every integer within 64 bits
+            parse_int=(
+                None
+                if outline is not None and outline.ints_in_range
+                else lambda digits: noted(_bounded_int(digits))
+            ),
+            parse_float=lambda digits: noted(_finite_float(digits)),
         )
     except RecursionError:  # unreachable after check_depth; kept so a parser never kills us
         raise InvalidInput(f"{what} nests too deeply", limit="max_json_depth") from None
     except ValueError as exc:
         raise InvalidInput(f"{what} is not JSON: {str(exc)[:200]}", limit="json") from None
-    check_values(document, limits.max_string_length)
+    if refused or not _text_is_clean(data, limits.max_string_length, outline):
+        check_values(document, limits.max_string_length)  # names the first value refused
     return document

@@ -88,9 +88,10 @@ def match_transcript(
     rows: Sequence[MatchAction],
     forfeit: tuple[int, str] | None = None,
 ) -> dict[str, Any]:
-    """The transcript a result commits to: `metaledger.transcript/2` (the engine transcript with
-    the seat authorizations and every signed, receipted entry) for a match whose seats were
-    authorized; the engine transcript alone (format 1) for a match that started unsigned."""
+    """The transcript a result commits to: `metaledger.transcript/3` (the engine transcript with
+    the seat authorizations and every signed entry; the receipts stay with the players) for a
+    match whose seats were authorized; the engine transcript alone (format 1) for a match that
+    started unsigned."""
     engine = build_transcript(match, seats, state, [list(r.action) for r in rows], forfeit)
     if match.genesis_hash is None:
         return engine.to_json()

@@ -50,7 +50,7 @@ def _check_result(
         == "0x" + eip712.result_digest(struct, anvil.chain_id, deployment.match_ledger).hex()
     )
     transcript = client.get(f"/matches/{match_id}/transcript").json()
-    assert transcript["format"] == "metaledger.transcript/2"
+    assert transcript["format"] == "metaledger.transcript/3"
     assert "0x" + transcript_hash(transcript).hex() == res["transcript_hash"]
     replayed = replay(transcript["engine"])
     assert "0x" + replayed.final_hash == res["final_state_hash"]

@@ -145,7 +145,7 @@ def test_every_read_of_a_live_match_is_the_readers_projection(
     _play(players, match_id, reads)
     first = next(iter(players.values()))
     transcript = first.get(f"/matches/{match_id}/transcript").json()
-    assert transcript["format"] == "metaledger.transcript/2"
+    assert transcript["format"] == "metaledger.transcript/3"
     checked = _check(game_name, transcript, reads)
     # every read was compared (none fell outside the transcript), and there were many
     assert checked == 2 * len(reads.views) + len(reads.entries)

@@ -98,3 +98,33 @@ def test_malformed_or_foreign_transcripts(
     data[field] = value
     with pytest.raises(TranscriptError, match=message):
         replay(data)
+
+
+def test_replay_shows_the_state_before_each_action(recorded: Transcript) -> None:
+    g = get_game("metax")
+    state = g.new_match(
+        (recorded.decks[0], recorded.decks[1]),
+        recorded.seed,
+        {**g.ruleset(recorded.ruleset_version).default_options, **recorded.options},
+        recorded.ruleset_version,
+    )
+    expected = []
+    for action in recorded.actions:
+        expected.append((state.current_player, state.state_hash()))
+        state.apply_actions([action], 0, 1)
+    seen: list[tuple[int, str]] = []
+    result = replay(
+        recorded.to_json(),
+        before_each=lambda k, s: seen.append((s.current_player, s.state_hash())),
+    )
+    assert seen == expected  # every action once, in order, before it is applied
+    assert result.final_hash == replay(recorded.to_json()).final_hash == recorded.final_hash
+
+
+def test_replay_with_a_visitor_stops_where_the_rules_do(recorded: Transcript) -> None:
+    data = copy.deepcopy(recorded.to_json())
+    data["actions"][20] = ["no-such-action"]
+    visited: list[int] = []
+    with pytest.raises(ReplayRejected) as rejected:
+        replay(data, before_each=lambda k, _s: visited.append(k))
+    assert rejected.value.index == 20 and visited == list(range(21))

@@ -67,7 +67,8 @@ def test_api_matches_are_anchored_and_their_bundles_verify(
         r = client.get(f"/matches/{match['id']}/bundle")
         assert r.status_code == 200, r.text
         bundle = r.json()
-        assert bundle["format"] == "metaledger.bundle/2"
+        assert bundle["format"] == "metaledger.bundle/3"
+        assert all("receipt" not in e for e in bundle["transcript"]["entries"])
         checks = verify_bundle(bundle, evm_snapshot.rpc_url)
         assert [c.name for c in checks] == list(CHECKS)
         assert all(c.ok for c in checks), [c for c in checks if not c.ok]

@@ -33,9 +33,9 @@ pytestmark = pytest.mark.chain
 
 def _played_bundle(
     client: httpx.Client, url: str, anvil: AnvilNode, deployment: Deployment
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], Any]:
     """A MetaX match between two wallets played through the API, acknowledged by both,
-    anchored; its bundle."""
+    anchored; its bundle, and the (signed-in) player of seat 0."""
     a, b, match_id, _decks = start_duel(client, anvil, deployment, "metax")
     assert play_out({0: a, 1: b}, match_id)["status"] == "finished"
     acknowledge(a, match_id)
@@ -43,7 +43,7 @@ def _played_bundle(
     anchor_pending(url, anvil.rpc_url, deployment.match_ledger)
     r = client.get(f"/matches/{match_id}/bundle")
     assert r.status_code == 200, r.text
-    return dict(r.json())
+    return dict(r.json()), a
 
 
 def _anchor(anvil: AnvilNode, deployment: Deployment, digests: list[bytes]) -> merkle.MerkleTree:
@@ -109,8 +109,8 @@ def _resign_result(bundle: dict[str, Any], **changes: Any) -> bytes:
 
 def _rewrite_a_human_move(bundle: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """The operator's forgery: the first human move that had another legal choice is replaced,
-    the match played on from there by a bot, the entry chain recomputed and re-receipted (the
-    players' signatures are kept: the operator cannot make new ones)."""
+    the match played on from there by a bot, the entry chain recomputed (re-receipted in format
+    2; the players' signatures are kept: the operator cannot make new ones)."""
     forged = copy.deepcopy(bundle)
     t = forged["transcript"]
     engine_t = t["engine"]
@@ -146,18 +146,19 @@ def _rewrite_a_human_move(bundle: dict[str, Any]) -> tuple[dict[str, Any], int]:
         salt = from_hex(old["salt"])
         seat = movers[i]
         entry_hash = chain.entry_hash(seat, i, prev, text, salt)
-        entries.append(
-            {
-                "index": i,
-                "seat": seat,
-                "by_bot": False,
-                "action": text,
-                "salt": old["salt"],
-                "signature": old["signature"],
-                "entry_hash": to_hex(entry_hash),
-                "receipt": to_hex(sign_digest(SIGNER_KEY, chain.receipt_digest(i, entry_hash))),
-            }
-        )
+        entry = {
+            "index": i,
+            "seat": seat,
+            "by_bot": False,
+            "action": text,
+            "salt": old["salt"],
+            "signature": old["signature"],
+            "entry_hash": to_hex(entry_hash),
+        }
+        if "receipt" in old:  # format 2 carries the operator's receipts: re-made
+            receipt = sign_digest(SIGNER_KEY, chain.receipt_digest(i, entry_hash))
+            entry["receipt"] = to_hex(receipt)
+        entries.append(entry)
         prev = entry_hash
     t["engine"] = engine_new
     t["entries"] = entries
@@ -180,7 +181,7 @@ def test_a_rewritten_human_move_fails_player_signatures_and_a_second_result_fail
     api: tuple[httpx.Client, str], evm_snapshot: AnvilNode, deployment: Deployment
 ) -> None:
     client, url = api
-    genuine = _played_bundle(client, url, evm_snapshot, deployment)
+    genuine, _player = _played_bundle(client, url, evm_snapshot, deployment)
     checks = verify_bundle(genuine, evm_snapshot.rpc_url)
     assert all(c.ok for c in checks), [c for c in checks if not c.ok]
 
