@@ -26,7 +26,7 @@ const MEANINGS: Record<string, string> = {
   "transcript-hash": "the transcript is the one the result signs",
   replay: "replaying every move on the engine gives the signed final state and winner",
   "seat-authorizations": "each player's wallet authorized their seat, deck, seed commitment and session key",
-  "player-signatures": "every move was signed by its player's session key, in order, with the operator's receipt",
+  "player-signatures": "every move was signed by its player's session key, in order, on the one entry hash chain (format 2: each with the operator's receipt)",
   "players-acknowledged": "which players signed the end of the transcript (after that, the operator's word)",
   "batch-leaves": "the batch holds this result once and no other result for the match",
   "result-signature": "this browser recomputed the EIP-712 digest, recovered the signer and asked MatchLedger whether it was registered",
