@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,3 +71,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         groups.setdefault(xdist_group_of(item.nodeid), []).append(item)
     slow = {g: sum(1 for i in its if i.get_closest_marker("slow")) for g, its in groups.items()}
     items[:] = [i for g in sorted(groups, key=lambda g: -slow[g]) for i in groups[g]]
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Under xdist, the browser tests' figures that their worker wrote (a worker's own output is
+    not shown): `<basetemp>/browser-metrics.json`."""
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        return
+    base = config.getoption("basetemp", None)
+    path = Path(base) / "browser-metrics.json" if base else None
+    if path is not None and path.exists():
+        terminalreporter.write_line(f"browser metrics ({path}):\n{path.read_text()}")

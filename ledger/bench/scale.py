@@ -432,6 +432,7 @@ def run(
             client_errors_by_kind=dict(
                 sorted(scale.client_errors.items(), key=lambda kv: -kv[1])[:5]
             ),
+            seconds_setup=round(ready - started, 1),
             seconds_playing=round(played - ready, 1),
             seconds_total=round(time.monotonic() - started, 1),
             results_per_s=round(out["results_in"] / max(played - ready, 1e-9), 1),
