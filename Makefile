@@ -56,8 +56,12 @@ web: $(VENV)/.installed node_modules/.installed
 forge: install
 	cd contracts && ../node_modules/.bin/forge test --offline -q
 
+# three pytest-xdist workers (much of a test's time is waiting on a stack it started), each whole
+# group of tests/conftest.py to one worker, the groups with the most slow tests first
+PYTEST_WORKERS ?= 3
 pytest: install
-	$(BIN)/pytest -q --durations=25 --basetemp=$(CURDIR)/.pytest_tmp
+	$(BIN)/pytest -q --durations=25 --basetemp=$(CURDIR)/.pytest_tmp \
+		-n $(PYTEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 test: install lint typecheck forge pytest
 

@@ -8,9 +8,10 @@ Players (threads, spread over the API processes) sign in, register a deck once, 
 bot matches through the real API: a few random legal moves, then they resign; each resignation
 is an operator-signed result. During the run it SIGKILLs one worker and one API process (the
 players of a dead API process move to another), causes one reorg (an EVM snapshot taken while
-anchors land, reverted a moment later), and spikes the base fee once (40 gwei -> the next block;
-stuck anchors are replaced). Once `results` results are in, the players stop and it waits until
-the outbox is empty and every batch confirmed, then counts from the chain:
+anchors land, reverted a moment later), and spikes the base fee once (50 gwei -> the next block;
+stuck anchors are replaced). Once `results` results are in and every fault is over (a short run
+plays on past `results` until then), the players stop and it waits until the outbox is empty
+and every batch confirmed, then counts from the chain:
 
 - results_in: signed results in the database;
 - anchored: results whose proof leads to a root MatchLedger holds for their batch (read from the
@@ -61,6 +62,15 @@ class _Faults:
     api_killed_at: int | None = None
     reorg_at: int | None = None
     fee_spike_at: int | None = None
+
+    def all_happened(self) -> bool:
+        """Every fault of the run has been caused."""
+        return None not in (
+            self.worker_killed_at,
+            self.api_killed_at,
+            self.reorg_at,
+            self.fee_spike_at,
+        )
 
 
 class _Run:
@@ -198,10 +208,12 @@ class _Run:
         return live[k % len(live)]
 
     def player(self, k: int) -> None:
-        from ledger.client.api import ApiPlayer
+        from ledger.client.api import ApiError, ApiPlayer
+        from ledger.client.session import MatchSession
         from ledger.errors import MetaLedgerError
 
         player: ApiPlayer | None = None
+        sessions: dict[str, MatchSession] = {}
         deck_id = ""
         live = ""  # a match an error left behind: resigned before the next one
         while not self.stop_players.is_set():
@@ -210,7 +222,9 @@ class _Run:
                     if player is not None:
                         player.http.close()
                     player = ApiPlayer(
-                        httpx.Client(base_url=self._url(k), timeout=60), self.keys[k]
+                        httpx.Client(base_url=self._url(k), timeout=60),
+                        self.keys[k],
+                        sessions=sessions,  # a live match's session key signs its resignation
                     )
                     player.sign_in()
                     if not deck_id:
@@ -218,13 +232,19 @@ class _Run:
                             "id"
                         ]
                 if live:
-                    player.call("POST", f"/matches/{live}/resign", ok=(200, 201, 204, 409))
+                    try:
+                        player.resign(live)
+                    except ApiError as exc:
+                        if exc.status_code != 409:  # 409: it ended meanwhile (a timeout)
+                            raise
+                    sessions.pop(live, None)
                     live = ""
                 match = player.start_bot_match(GAME, self.deck, "random", deck_id=deck_id)
                 live = match["id"]
                 status, _sent = player.play(live, max_actions=2)
                 if status == "active":
-                    player.call("POST", f"/matches/{live}/resign")
+                    player.resign(live)  # signed with the match's session key
+                sessions.pop(live, None)
                 live = ""
             except (MetaLedgerError, httpx.HTTPError) as exc:
                 reason = f"{type(exc).__name__}: {str(exc)[:60]}"
@@ -258,7 +278,7 @@ class _Run:
         snapshot = None
         batches_at_snapshot = 0
         snapshot_taken = 0.0
-        while not self.stop_players.wait(0.5):
+        while not self.stop_players.wait(0.5) and not self.faults.all_happened():
             n = self.results_in()
             share = n / self.target
             if self.faults.worker_killed_at is None and share >= 0.2:
@@ -386,7 +406,8 @@ def run(
         with ThreadPoolExecutor(players) as pool:
             for k in range(players):
                 pool.submit(scale.player, k)
-            while scale.results_in() < results:
+            # a short run plays on until the last fault is over, so that every fault happens
+            while scale.results_in() < results or faults.is_alive():
                 time.sleep(0.5)
             scale.stop_players.set()
         played = time.monotonic()
@@ -411,6 +432,7 @@ def run(
             client_errors_by_kind=dict(
                 sorted(scale.client_errors.items(), key=lambda kv: -kv[1])[:5]
             ),
+            seconds_setup=round(ready - started, 1),
             seconds_playing=round(played - ready, 1),
             seconds_total=round(time.monotonic() - started, 1),
             results_per_s=round(out["results_in"] / max(played - ready, 1e-9), 1),

@@ -159,10 +159,14 @@ class Metrics:
 
 @pytest.fixture(scope="session")
 def metrics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Metrics]:
-    """The session's measurements (browser-metrics.json in the base temp folder)."""
+    """The session's measurements (browser-metrics.json in the base temp folder; under xdist
+    the run's, not the worker's `popen-gwN`: one worker runs all of tests/web)."""
     found = Metrics()
     yield found
-    path = tmp_path_factory.getbasetemp() / "browser-metrics.json"
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    path = base / "browser-metrics.json"
     path.write_text(json.dumps(found.summary(), indent=2))
     print(f"\nbrowser metrics ({path}):\n{path.read_text()}")
 
