@@ -14,7 +14,6 @@ signed move resolves to there).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ledger.audit.batches import BatchMemo, LeafList
@@ -27,7 +26,8 @@ from ledger.audit.checks import (
     Informational,
 )
 from ledger.audit.checks import require as _require
-from ledger.chain.contracts import AnchoredBatch, CardToken, MatchLedger, eip1271_accepts
+from ledger.audit.signedchecks import Replayed, SignedTranscriptChecks, resolved_move
+from ledger.chain.contracts import AnchoredBatch, CardToken, MatchLedger
 from ledger.chain.transport import JsonRpc, RpcError
 from ledger.errors import InvalidInput, ServiceUnavailable
 from ledger.protocol import eip712, merkle
@@ -37,62 +37,24 @@ from ledger.protocol.hexcodec import checksum_address as to_checksum_address
 from ledger.protocol.hexcodec import from_hex, to_hex
 from ledger.protocol.merkle import ZERO32, batch_hash
 from ledger.protocol.seeds import commit_of, derive_seed, seed_commitments
-from ledger.protocol.signatures import recover_digest_signer, recover_low_s_signer
+from ledger.protocol.signatures import recover_digest_signer
 from ledger.protocol.signedmoves import (
-    RESIGN_ACTION,
     SIGNED_TRANSCRIPT_FORMATS,
-    TIMEOUT_ACTION,
     TRANSCRIPT_FORMAT_2,
-    EntryChain,
-    SeatAuthorization,
-    canonical_action,
     engine_transcript,
-    genesis_hash,
     transcript_hash,
 )
 from ledger.protocol.tokenids import token_id
 
 if TYPE_CHECKING:
-    from engine import GameState, ReplayResult, Transcript
+    from engine import GameState, Transcript
 
 _T = TypeVar("_T")
 
 __all__ = ["CHECKS", "END_REASONS", "UNSIGNED", "Check", "run_checks", "verify_bundle"]
 
 
-@dataclass
-class _Replayed:
-    """The one replay of a bundle's transcript: its outcome (or why it failed), the seat to move
-    before each action it reached, and what each signed move resolved to there."""
-
-    outcome: ReplayResult | None = None
-    error: Exception | None = None
-    movers: list[int] = field(default_factory=list)
-    #: entry index -> the action its signed move resolves to (or why it does not)
-    meant: dict[int, list[Any] | Exception] = field(default_factory=dict)
-
-    def applied(self) -> int:
-        """How many actions the replay applied."""
-        from engine import ReplayRejected
-
-        return len(self.movers) - (1 if isinstance(self.error, ReplayRejected) else 0)
-
-
-def _resolved(state: GameState, entry: dict[str, Any]) -> list[Any] | Exception | None:
-    """The action a player's signed move means in `state` (None for a move that is no flat
-    JSON list: `player-signatures` fails it before asking)."""
-    import json
-
-    move = entry["action"]
-    if not (move.count("[") == 1 and move.startswith("[") and move.endswith("]")):
-        return None
-    try:
-        return list(state.resolve(json.loads(move), int(entry["seat"])).to_json())
-    except Exception as exc:  # reported by player-signatures at this entry
-        return exc
-
-
-class _Verifier:
+class _Verifier(SignedTranscriptChecks):
     def __init__(
         self,
         bundle: dict[str, Any],
@@ -107,7 +69,7 @@ class _Verifier:
         self.signed = self.t.get("format") in SIGNED_TRANSCRIPT_FORMATS
         #: format 2 carries the operator's receipt of every entry
         self.receipted = self.t.get("format") == TRANSCRIPT_FORMAT_2
-        self._replayed: _Replayed | None = None
+        self._replayed: Replayed | None = None
         self._parsed: Transcript | None = None
         self._seat_digests: dict[int, bytes] = {}
         self.engine_t = engine_transcript(self.t)
@@ -450,18 +412,18 @@ class _Verifier:
             )
         return f"{len(t.actions)} actions hash to the signed transcriptHash"
 
-    def _replay(self) -> _Replayed:
+    def _replay(self) -> Replayed:
         """The one replay of the transcript (for a signed one, seeing every action's state)."""
         if self._replayed is None:
             from engine import replay
 
-            seen = _Replayed()
+            seen = Replayed()
             entries: list[dict[str, Any]] = self.t["entries"] if self.signed else []
 
             def before_each(k: int, state: GameState) -> None:
                 seen.movers.append(state.current_player)
                 if k < len(entries) and not entries[k]["by_bot"]:
-                    meant = _resolved(state, entries[k])
+                    meant = resolved_move(state, entries[k])
                     if meant is not None:
                         seen.meant[k] = meant
 
@@ -508,291 +470,6 @@ class _Verifier:
         )
         return f"{outcome.actions} actions replayed: {who}, final state hash matches"
 
-    # checks of a signed transcript (format 2)
-    def _signed_only(self) -> None:
-        if not self.signed:
-            raise Informational(UNSIGNED)
-
-    def _entry_chain(self) -> EntryChain:
-        return EntryChain(
-            self.msg["matchId"], int(self.domain["chainId"]), self.domain["verifyingContract"]
-        )
-
-    def _signer(self) -> str:
-        return str(to_checksum_address(self.b["result"]["signer"]))
-
-    def _authorization(self, seat: dict[str, Any]) -> SeatAuthorization:
-        return SeatAuthorization(
-            match_id=self.msg["matchId"],
-            game=self.msg["game"],
-            ruleset_version=self.msg["rulesetVersion"],
-            seat=int(seat["seat"]),
-            deck_hash=seat["deck_hash"],
-            seed_commit=seat["seed_commit"],
-            session_key=seat["session_key"],
-            expiry=int(seat["expiry"]),
-        )
-
-    def _seat_digest(self, seat: dict[str, Any]) -> bytes:
-        # two checks read each seat's digest; the seat dicts live as long as the verifier
-        digest = self._seat_digests.get(id(seat))
-        if digest is None:
-            digest = self._seat_digests[id(seat)] = eip712.digest(
-                self._authorization(seat),
-                int(self.domain["chainId"]),
-                self.domain["verifyingContract"],
-            )
-        return digest
-
-    def seat_authorizations(self) -> str:
-        self._signed_only()
-        seats = self.t["seats"]
-        started = self.rpc.block(int(self.msg["ownershipBlock"]))
-        _require(started is not None, "the ownership block is not on this chain")
-        assert started is not None
-        start_time = int(started["timestamp"], 16)
-        anchored_at = self.event().block_number
-        said: list[str] = []
-        for i, seat in enumerate(seats):
-            player = to_checksum_address(self.msg[f"player{i}"])
-            _require(int(seat["seat"]) == i, "seat authorizations are listed by seat")
-            _require(
-                to_checksum_address(seat["player"]) == player,
-                f"seat {i}'s authorization is not the signed player{i}'s",
-            )
-            _require(
-                seat["deck_hash"].lower() == self.msg[f"deck{i}"].lower(),
-                f"seat {i}'s authorization names another deck than the signed deck{i}",
-            )
-            _require(
-                seat["seed_commit"].lower() == self.b["seeds"]["players"][i]["commit"].lower(),
-                f"seat {i}'s authorization names another seed commitment than the bundle's",
-            )
-            _require(
-                int(seat["expiry"]) >= start_time,
-                f"seat {i}'s authorization expired ({seat['expiry']}) before the match started "
-                f"(block {self.msg['ownershipBlock']} at {start_time})",
-            )
-            digest = self._seat_digest(seat)
-            signature = from_hex(seat["signature"], "signature")
-            if player == self._signer():
-                _require(
-                    seat["by_bot"] is True, f"seat {i} is the signer's but not marked as the bot"
-                )
-                _require(
-                    recover_low_s_signer(digest, signature) == player
-                    and to_checksum_address(seat["session_key"]) == player,
-                    f"the bot seat {i}'s authorization is not the signer's own",
-                )
-                said.append(f"seat {i} the operator's bot")
-                continue
-            _require(not seat["by_bot"], f"seat {i} is marked as the bot but is {player}'s")
-            if len(signature) == 65 and _recovers(digest, signature) == player:
-                said.append(f"seat {i} {player} (EOA)")
-                continue
-            _require(
-                bool(self.rpc.code(player, anchored_at))
-                and eip1271_accepts(self.rpc, player, digest, signature, anchored_at),
-                f"seat {i}'s authorization is not signed by {player} (neither its key nor, by "
-                f"EIP-1271 at the anchoring block {anchored_at}, its contract)",
-            )
-            said.append(f"seat {i} {player} (EIP-1271 at block {anchored_at})")
-        return (
-            "; ".join(said)
-            + f"; for this match, game, ruleset, deck and seed commitment, valid at the start ({start_time})"
-        )
-
-    def player_signatures(self) -> str:
-        from engine import IllegalAction
-
-        self._signed_only()
-        seats = self.t["seats"]
-        entries = self.t["entries"]
-        chain = self._entry_chain()
-        signer = self._signer()
-        digests = (self._seat_digest(seats[0]), self._seat_digest(seats[1]))
-        seed = int(self.engine_t["seed"], 16)
-        prev = genesis_hash(self.msg["matchId"], digests, seed)
-        _require(
-            from_hex(self.t["genesis_hash"]) == prev,
-            "the genesis hash does not bind this match, both seat authorizations and the seed",
-        )
-        actions = self.engine_t["actions"]
-        forfeit = self.engine_t.get("forfeit")
-        _require(
-            len(entries) == len(actions) + (1 if forfeit else 0),
-            f"{len(entries)} entries for {len(actions)} actions"
-            + (" and a forfeit" if forfeit else ""),
-        )
-        bots = {i for i, s in enumerate(seats) if s["by_bot"]}
-        replayed = self._replay()
-        movers, applied = replayed.movers, replayed.applied()
-        signed = [0, 0]
-        receipted = self.receipted
-        entry_hash = chain.entry_hash
-        # the conditions are tested inline, their messages made only for a failure (a bundle
-        # has hundreds of entries)
-        for k, entry in enumerate(entries):
-            seat = int(entry["seat"])
-            action = entry["action"]
-            if int(entry["index"]) != k:
-                raise CheckFailed(f"entry indexes are not contiguous at {_entry_name(k, entry)}")
-            expected = entry_hash(seat, k, prev, action, from_hex(entry["salt"], "salt"))
-            if from_hex(entry["entry_hash"]) != expected:
-                raise CheckFailed(
-                    f"{_entry_name(k, entry)}: its hash is not its MatchAction's digest after the "
-                    "previous entry (the hash chain is broken)"
-                )
-            if receipted and (
-                _recovers(chain.receipt_digest(k, expected), from_hex(entry["receipt"])) != signer
-            ):
-                raise CheckFailed(f"{_entry_name(k, entry)}: the receipt is not the signer's")
-            prev = expected
-            if k >= len(actions):
-                name = _entry_name(k, entry)
-                self._forfeit_entry(name, entry, forfeit, seats, bots, expected)
-                if entry["signature"] is not None:
-                    signed[seat] += 1
-                continue
-            if k >= len(movers):
-                raise CheckFailed(
-                    f"{_entry_name(k, entry)}: the replay stopped before this action "
-                    f"({replayed.error})"
-                )
-            if seat != movers[k]:
-                raise CheckFailed(f"{_entry_name(k, entry)}: it is seat {movers[k]}'s move there")
-            if entry["by_bot"]:
-                if seat not in bots:
-                    raise CheckFailed(
-                        f"{_entry_name(k, entry)}: marked as the bot's, but seat {seat} is a "
-                        "player's"
-                    )
-                if entry["signature"] is not None:
-                    raise CheckFailed(f"{_entry_name(k, entry)}: a bot entry carries a signature")
-                if action != _canonical_text(actions[k]):
-                    raise CheckFailed(
-                        f"{_entry_name(k, entry)}: the bot's entry is not the transcript's "
-                        f"action {actions[k]}"
-                    )
-            else:
-                name = _entry_name(k, entry)
-                _require(
-                    seat not in bots, f"{name}: the bot seat's move is not marked as the bot's"
-                )
-                self._player_signed(name, seats[seat], expected, entry)
-                _require(
-                    action.count("[") == 1 and action.startswith("[") and action.endswith("]"),
-                    f"{name}: a move is a flat JSON list",
-                )
-                meant = replayed.meant[k]
-                if isinstance(meant, IllegalAction | ValueError):
-                    raise CheckFailed(f"{name}: the signed move does not resolve: {meant}")
-                if isinstance(meant, Exception):
-                    raise meant
-                if meant != list(actions[k]):
-                    raise CheckFailed(
-                        f"{name}: the player signed {action} (action {meant}), the transcript "
-                        f"has {actions[k]}"
-                    )
-                signed[seat] += 1
-            if k >= applied:
-                raise CheckFailed(
-                    f"{_entry_name(k, entry)}: the transcript's action {actions[k]} does not "
-                    f"apply ({replayed.error})"
-                )
-        humans = [i for i in range(2) if i not in bots]
-        parts = [f"seat {i}: {signed[i]} moves signed by its session key" for i in humans]
-        bot_moves = sum(1 for e in entries if e["by_bot"])
-        parts += [f"seat {i}: {bot_moves} moves of the operator's bot (its word)" for i in bots]
-        if forfeit is not None and forfeit["reason"] == "timeout":
-            parts.append(f"the timeout of seat {forfeit['player']} is the operator's word")
-        chained = f"{len(entries)} entries chained from the genesis hash"
-        return (
-            f"{sum(signed)} player moves checked; "
-            + "; ".join(parts)
-            + (f"; {chained}, each receipted by {signer}" if self.receipted else f"; {chained}")
-        )
-
-    def _player_signed(
-        self, name: str, seat: dict[str, Any], entry_hash: bytes, entry: dict[str, Any]
-    ) -> None:
-        _require(entry["signature"] is not None, f"{name}: a player's move without its signature")
-        try:
-            by = recover_low_s_signer(entry_hash, entry["signature"])
-        except InvalidInput as exc:
-            raise CheckFailed(f"{name}: {exc.detail}") from None
-        _require(
-            by == to_checksum_address(seat["session_key"]),
-            f"{name}: the signature is not by seat {seat['seat']}'s session key "
-            f"{to_checksum_address(seat['session_key'])} (it recovers to {by})",
-        )
-
-    def _forfeit_entry(
-        self,
-        name: str,
-        entry: dict[str, Any],
-        forfeit: dict[str, Any] | None,
-        seats: list[dict[str, Any]],
-        bots: set[int],
-        entry_hash: bytes,
-    ) -> None:
-        _require(forfeit is not None, f"{name}: an entry after the last action without a forfeit")
-        assert forfeit is not None
-        seat = int(entry["seat"])
-        _require(
-            seat == int(forfeit["player"]) and not entry["by_bot"],
-            f"{name}: the forfeit is seat {forfeit['player']}'s",
-        )
-        if forfeit["reason"] == "resign":
-            _require(
-                entry["action"] == RESIGN_ACTION,
-                f"{name}: the resignation entry is {RESIGN_ACTION}",
-            )
-            _require(seat not in bots, f"{name}: the bot does not resign")
-            self._player_signed(name, seats[seat], entry_hash, entry)
-        else:
-            _require(
-                entry["action"] == TIMEOUT_ACTION, f"{name}: the timeout entry is {TIMEOUT_ACTION}"
-            )
-            _require(entry["signature"] is None, f"{name}: a timeout is the operator's, unsigned")
-
-    def players_acknowledged(self) -> str:
-        self._signed_only()
-        seats = self.t["seats"]
-        entries = self.t["entries"]
-        chain = self._entry_chain()
-        final = from_hex(entries[-1]["entry_hash"]) if entries else from_hex(self.t["genesis_hash"])
-        digest = chain.end_digest(len(entries), final)
-        acks = {int(a["seat"]): a["signature"] for a in self.b["acknowledgements"]}
-        humans = [i for i, s in enumerate(seats) if not s["by_bot"]]
-        said = []
-        for i in humans:
-            if i in acks:
-                _require(
-                    _recovers(digest, from_hex(acks[i]))
-                    == to_checksum_address(seats[i]["session_key"]),
-                    f"seat {i}'s acknowledgement is not its session key's MatchEnd of these "
-                    f"{len(entries)} entries",
-                )
-                said.append(f"seat {i} signed the end ({len(entries)} entries)")
-                continue
-            last = max(
-                (k for k, e in enumerate(entries) if int(e["seat"]) == i and e["signature"]),
-                default=-1,
-            )
-            after = len(entries) - 1 - last
-            said.append(
-                f"seat {i} did not acknowledge: "
-                + (
-                    f"entries {last + 1}–{len(entries) - 1} after its last signature are the operator's word"
-                    if after
-                    else "its last signature covers every entry"
-                )
-            )
-        _require(set(acks) <= set(humans), "an acknowledgement for the bot's seat")
-        count = sum(1 for i in humans if i in acks)
-        raise Informational(f"{count}/{len(humans)}: " + "; ".join(said))
-
     def batch_leaves(self) -> str:
         if self.leaves is None:
             raise Informational(
@@ -829,34 +506,6 @@ class _Verifier:
             f"{len(digests)} leaves recompute batch {batch_id}'s on-chain root; no other leaf "
             f"carries match {match_id}"
         )
-
-
-_CANONICAL_TEXTS: dict[str, str] = {}
-
-
-def _canonical_text(action: list[Any]) -> str:
-    """`canonical_action` of an engine action, remembered by its repr (bot entries repeat a few
-    dozen actions; the repr tells `True` from `1` and `"1"`, which equality does not)."""
-    key = repr(action)
-    text = _CANONICAL_TEXTS.get(key)
-    if text is None:
-        if len(_CANONICAL_TEXTS) >= 1024:
-            _CANONICAL_TEXTS.clear()
-        text = _CANONICAL_TEXTS[key] = canonical_action(action)
-    return text
-
-
-def _entry_name(k: int, entry: dict[str, Any]) -> str:
-    """How a failure names an entry."""
-    return f"entry {k} (seat {entry['seat']}, {entry['action']})"
-
-
-def _recovers(digest: bytes, signature: bytes) -> str | None:
-    """The signer of a 65-byte low-s signature, or None when it is none."""
-    try:
-        return recover_low_s_signer(digest, signature)
-    except InvalidInput:
-        return None
 
 
 def verify_bundle(
