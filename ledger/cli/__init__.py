@@ -12,6 +12,8 @@ from typing import Any
 import typer
 from typer.core import TyperGroup
 
+from ledger.cli.options import command_group
+
 #: command -> (module, attribute: a Typer app or a command function, help of a command group)
 COMMANDS: dict[str, tuple[str, str, str | None]] = {
     "verify": ("ledger.cli.audit", "verify", None),
@@ -55,7 +57,7 @@ class LazyCommands(TyperGroup):
             if isinstance(target, typer.Typer):
                 command: Any = typer.main.get_group(target)
             else:
-                single = typer.Typer(add_completion=False)
+                single = command_group(add_completion=False)
                 single.command(cmd_name)(target)
                 command = typer.main.get_command(single)
             command.name = cmd_name
@@ -65,7 +67,7 @@ class LazyCommands(TyperGroup):
         return self.commands.get(cmd_name)
 
 
-app = typer.Typer(
+app = command_group(
     name="metaledger",
     cls=LazyCommands,
     help="Verifiable trading-card ownership and match results.",

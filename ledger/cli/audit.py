@@ -8,9 +8,9 @@ from typing import Any
 
 import typer
 
-from ledger.cli.options import DataDir, use_data_dir
+from ledger.cli.options import DataDir, command_group, use_data_dir
 
-app = typer.Typer(no_args_is_help=True)
+app = command_group(no_args_is_help=True)
 
 
 @app.command("export")

@@ -11,7 +11,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-app = typer.Typer(no_args_is_help=True)
+from ledger.cli.options import command_group
+
+app = command_group(no_args_is_help=True)
 
 #: every benchmark's --json flag
 AsJson = typer.Option(False, "--json", help="print one JSON object")

@@ -12,11 +12,11 @@ import typer
 
 from ledger.chain.deployment import Deployment
 from ledger.chain.transport import JsonRpc
-from ledger.cli.options import DataDir, use_data_dir
+from ledger.cli.options import DataDir, command_group, use_data_dir
 from ledger.errors import ConfigurationError
 from ledger.settings import Settings, get_settings
 
-app = typer.Typer(no_args_is_help=True)
+app = command_group(no_args_is_help=True)
 
 
 @app.command("start")
@@ -130,7 +130,7 @@ def status(data_dir: DataDir = None) -> None:
     typer.echo(path.read_text() if path.exists() else f"no deployment file at {path}")
 
 
-signer_app = typer.Typer(
+signer_app = command_group(
     no_args_is_help=True,
     help="MatchLedger's result signers: add, remove (with the publisher's key), list.",
 )

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import typer
 
-app = typer.Typer(no_args_is_help=True)
+from ledger.cli.options import command_group
+
+app = command_group(no_args_is_help=True)
 
 
 @app.command("build")

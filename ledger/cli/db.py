@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from ledger.cli.options import DataDir, use_data_dir
+from ledger.cli.options import DataDir, command_group, use_data_dir
 
-app = typer.Typer(no_args_is_help=True)
+app = command_group(no_args_is_help=True)
 
 
 @app.command("upgrade")

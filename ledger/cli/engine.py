@@ -11,7 +11,9 @@ from typing import Any, NoReturn
 import typer
 from rich.console import Console
 
-app = typer.Typer(no_args_is_help=True)
+from ledger.cli.options import command_group
+
+app = command_group(no_args_is_help=True)
 
 
 def _fail(message: str) -> NoReturn:

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import typer
 
+from ledger.cli.options import command_group
 from ledger.errors import ConfigurationError
 
-app = typer.Typer(no_args_is_help=True)
+app = command_group(no_args_is_help=True)
 
 PasswordFile = typer.Option(
     None,

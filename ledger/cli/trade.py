@@ -21,11 +21,11 @@ from typing import Any
 import httpx
 import typer
 
-from ledger.cli.options import DataDir, use_data_dir
+from ledger.cli.options import DataDir, command_group, use_data_dir
 from ledger.client.api import ApiPlayer
 from ledger.errors import ConfigurationError
 
-app = typer.Typer(no_args_is_help=True)
+app = command_group(no_args_is_help=True)
 
 Api = typer.Option(None, help="the API's base URL (default: the running local stack's)")
 Rpc = typer.Option(None, help="the chain's RPC URL (default: the running local stack's)")
