@@ -159,6 +159,7 @@ export async function renderDecks(main: HTMLElement, params: URLSearchParams): P
     ),
     h("section", null, h("h2", null, "Saved ", game.title, " decks"), saved),
   );
+  changed(); // the deck and its count render with the page, not after the saved list loads
   const mine = (await myDecks()).filter((d) => d.game === game.name);
   fill(
     saved,
@@ -166,6 +167,5 @@ export async function renderDecks(main: HTMLElement, params: URLSearchParams): P
       ? mine.map((d) => h("li", { "data-deck": d.id }, h("a", { href: `/deck-builder?deck=${d.id}` }, "Open"), " ", describeDeck(d), " ", h("a", { href: `/play?deck=${d.id}` }, "Play with it")))
       : h("li", { class: "note" }, "No saved decks yet."),
   );
-  changed();
 }
 
