@@ -427,8 +427,8 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
     if (!asking.size && askedWei === 0n) throw new Error("Ask for something: a card or some ETH.");
     const taker = takerInput.value.trim() || ZERO;
     if (taker !== ZERO && !/^0x[0-9a-fA-F]{40}$/.test(taker)) throw new Error("Taker: an address 0x… (40 hex digits), or empty for anyone.");
+    progress.start("Making an offer"); // at once: a stale "done" of the last flow must not show
     const ex = await exchange();
-    progress.start("Making an offer");
     progress.step("Checking the exchange's approval on the chain");
     if (!(await isApprovedForAll(ex.card_token, ex.exchange))) {
       const approved = await askApproval(approvalBox, progress, ex, "To put cards you give on offer, the exchange must be allowed to move them when someone fills it.");
@@ -465,8 +465,8 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
 
   // -- fill, withdraw, cancel -------------------------------------------------------------
   async function fillOffer(o: Offer): Promise<void> {
-    const ex = await exchange();
     progress.start(`Filling offer ${short(o.offer_hash)}`);
+    const ex = await exchange();
     const plan = await api<FillPlan>("GET", `/offers/${o.offer_hash}/fill?taker=${me}`);
     progress.step(`You give ${describeLeg(plan.taker_gives)}; you get ${describeLeg(plan.taker_gets)}`, "done");
     const error = plan.simulation.error;
@@ -483,8 +483,8 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
   }
 
   async function withdraw(o: Offer): Promise<void> {
-    const ex = await exchange();
     progress.start(`Withdrawing offer ${short(o.offer_hash)}`);
+    const ex = await exchange();
     progress.step("Sign the withdrawal in your wallet (typed data)");
     const signature = await signTypedData({
       domain: ex.domain,
