@@ -54,7 +54,7 @@ class Stack:
         return out["result"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """`metaledger run` as `make run` starts it (free ports, batches closing after 2 s)."""
     tmp = tmp_path_factory.mktemp("web-stack")
@@ -82,14 +82,17 @@ def chromium_launch() -> tuple[str, list[str]]:
     return info["executable_path"], args
 
 
-@pytest.fixture(scope="session")
+# The stack, the driver and Chromium live as long as tests/web, not the worker's session: the
+# sync API keeps an event loop running in the main thread while it is open, and the worker's
+# next group (asyncio.run in tests/api/test_startup.py) would find it running.
+@pytest.fixture(scope="package")
 def playwright() -> Iterator[Playwright]:
     """Python playwright's driver."""
     with sync_playwright() as p:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     """One headless Chromium for the session."""
     executable, args = chromium_launch()
@@ -157,7 +160,7 @@ class Metrics:
         }
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def metrics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Metrics]:
     """The session's measurements (browser-metrics.json in the base temp folder; under xdist
     the run's, not the worker's `popen-gwN`: one worker runs all of tests/web)."""
