@@ -110,6 +110,20 @@ def get_batch(db: Session, batch_id: int) -> Batch:
     return batch
 
 
+def recorded_mined_after(db: Session, block_number: int) -> int:
+    """Batches recorded as mined or confirmed in a block after `block_number`."""
+    return int(
+        db.execute(
+            select(func.count())
+            .select_from(Batch)
+            .where(
+                col(Batch.status).in_((BatchStatus.MINED, BatchStatus.CONFIRMED)),
+                col(Batch.block_number) > block_number,
+            )
+        ).scalar_one()
+    )
+
+
 def unfinished_count(db: Session) -> int:
     """Batches not yet confirmed."""
     return int(

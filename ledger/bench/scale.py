@@ -4,14 +4,14 @@ provider-like RPC proxy.
 It starts embedded PostgreSQL, a redis-server, Anvil behind `LimitedRpcProxy` (eth_getLogs over
 1,000 blocks refused, some calls answered 429 or with a JSON-RPC rate-limit error), `api_processes`
 API processes, `workers` Celery workers and one beat, each process given only its own key.
-Players (threads, spread over the API processes) sign in, register a deck once, then play short
-bot matches through the real API: a few random legal moves, then they resign; each resignation
-is an operator-signed result. During the run it SIGKILLs one worker and one API process (the
-players of a dead API process move to another), causes one reorg (an EVM snapshot taken while
-anchors land, reverted a moment later), and spikes the base fee once (50 gwei -> the next block;
-stuck anchors are replaced). Once `results` results are in and every fault is over (a short run
-plays on past `results` until then), the players stop and it waits until the outbox is empty
-and every batch confirmed, then counts from the chain:
+Players (threads, spread over the API processes) sign in, register a deck once, then play short bot
+matches through the real API: a few random legal moves, then they resign; each resignation is an
+operator-signed result. During the run it SIGKILLs one worker and one API process (the players of a
+dead API process move to another), causes one reorg (an EVM snapshot taken while anchors land,
+reverted once a worker has recorded an anchor mined after it), and spikes the base fee once (50
+gwei -> the next block; stuck anchors are replaced). Once `results` results are in and every fault
+is over (a short run plays on past `results` until then), the players stop and it waits until the
+outbox is empty and every batch confirmed, then counts from the chain:
 
 - results_in: signed results in the database;
 - anchored: results whose proof leads to a root MatchLedger holds for their batch (read from the
@@ -271,12 +271,11 @@ class _Run:
                 self.max_pending_age = max(self.max_pending_age, age)
 
     def inject_faults(self) -> None:
-        from ledger.chain.contracts import MatchLedger
         from ledger.chain.transport import JsonRpc
 
-        ledger = MatchLedger(JsonRpc(self.anvil.rpc_url), self.deployment.match_ledger)
+        rpc = JsonRpc(self.anvil.rpc_url)
         snapshot = None
-        batches_at_snapshot = 0
+        snapshot_block = 0
         snapshot_taken = 0.0
         while not self.stop_players.wait(0.5) and not self.faults.all_happened():
             n = self.results_in()
@@ -290,17 +289,19 @@ class _Run:
                 os.kill(victim.pid, signal.SIGKILL)
                 self.faults.api_killed_at = n
             if snapshot is None and self.faults.reorg_at is None and share >= 0.45:
+                snapshot_block = rpc.block_number()
                 snapshot = self.anvil.snapshot()
-                batches_at_snapshot = ledger.latest_batch_id()
                 snapshot_taken = time.monotonic()
-            # The revert waits for an anchor made after the snapshot, so the reorg removes one.
+            # The revert waits until a worker has recorded an anchor mined after the snapshot, so
+            # the reorg removes one the product knew of (an anchor mined but not yet recorded is
+            # only re-sent, which is no reorg to the product).
             if (
                 snapshot is not None
                 and self.faults.reorg_at is None
                 and share >= 0.55
                 and (
-                    ledger.latest_batch_id() > batches_at_snapshot
-                    or time.monotonic() - snapshot_taken > 120
+                    self.recorded_anchors_after(snapshot_block) > 0
+                    or time.monotonic() - snapshot_taken > 300
                 )
             ):
                 self.anvil.revert(snapshot)  # the anchors since the snapshot leave the chain
@@ -309,6 +310,20 @@ class _Run:
             if self.faults.fee_spike_at is None and share >= 0.7:
                 self.fee_spike()
                 self.faults.fee_spike_at = n
+
+    def recorded_anchors_after(self, block_number: int) -> int:
+        """Batches the workers have recorded as mined after `block_number` (0 while the database
+        is too busy to answer: the next look counts)."""
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from ledger.anchoring import repository as repo
+        from ledger.db import unit_of_work
+
+        try:
+            with unit_of_work(self._engine, write=False) as db:
+                return repo.recorded_mined_after(db, block_number)
+        except SQLAlchemyError:
+            return 0
 
     def fee_spike(self) -> None:
         """Hold mining until an anchor transaction waits in the pool, then raise the base fee
