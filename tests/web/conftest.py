@@ -192,6 +192,8 @@ class WalletPage:
     address: str
     stack: Stack
     prompts: list[str] = field(default_factory=list)
+    #: wallet prompts the user turns down (answered with EIP-1193's 4001 "user rejected")
+    rejects: set[str] = field(default_factory=set)
     screenshots: Path | None = None
     metrics: Metrics | None = None
 
@@ -245,6 +247,8 @@ def wallet(
         def rpc(method: str, params: list[Any]) -> dict[str, Any]:
             if method in PROMPTS:
                 page_wallet.prompts.append(method)
+            if method in page_wallet.rejects:
+                return {"error": {"code": 4001, "message": "User rejected the request."}}
             if method in ("eth_requestAccounts", "eth_accounts"):
                 return {"result": [address]}
             if method == "personal_sign" and params[1].lower() != address.lower():

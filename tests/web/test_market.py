@@ -158,8 +158,17 @@ def test_make_list_fill_withdraw_cancel_and_history_between_two_wallets(
     )
     assert "as maker" in maker.page.inner_text("#trades")
 
-    # offer 3: withdraw it from the book (a signature), then cancel its nonce on-chain
+    # offer 3: withdraw it from the book (a signature), then cancel its nonce on-chain; the
+    # first time the maker turns the signature down: the flow says it stopped, and why
     third = maker.page.eval_on_selector("#my-offers li[data-status='open']", "e => e.dataset.offer")
+    maker.rejects.add("eth_signTypedData_v4")
+    maker.page.click(f"#my-offers li[data-offer='{third}'] button.withdraw")
+    maker.page.wait_for_selector("#progress[data-state='failed']")
+    stopped = maker.page.inner_text("#progress li[data-state='bad']")
+    assert stopped.startswith("✗ Stopped:") and "rejected" in stopped, stopped
+    assert "rejected" in maker.page.inner_text(".message.error:not([hidden])")
+    maker.page.wait_for_selector(f"#my-offers li[data-offer='{third}'][data-status='open']")
+    maker.rejects.clear()
     maker.page.click(f"#my-offers li[data-offer='{third}'] button.withdraw")
     _finished(maker)
     assert "stays valid on-chain" in maker.page.inner_text("#progress")

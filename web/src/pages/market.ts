@@ -7,7 +7,7 @@
 // follow its pushed balance changes (GET /wallets/{address}/events).
 
 import { type Address, formatEther, type Hex, parseEther } from "viem";
-import { api, Problem } from "../api";
+import { api } from "../api";
 import { type Card, type Collection, type Holding, cardsOf, listGames } from "../catalogue";
 import { append, fill, h, short } from "../dom";
 import { cardFace } from "../faces";
@@ -142,6 +142,25 @@ class Progress {
     this.step(text, ok ? "done" : "bad");
     this.box.dataset.state = ok ? "done" : "failed";
   }
+
+  /** `flow`, whose error (a refused request, a rejected signature) also ends a box it left
+   * "running" as failed, with the error's first line; the error goes on to the page's message. */
+  guard(flow: () => Promise<void>): () => Promise<void> {
+    return async () => {
+      try {
+        await flow();
+      } catch (exc) {
+        if (this.box.dataset.state === "running") this.finish(false, `Stopped: ${firstLine(exc)}`);
+        throw exc;
+      }
+    };
+  }
+}
+
+/** The first line of an error's message (a problem's title and detail come first). */
+function firstLine(exc: unknown): string {
+  const text = exc instanceof Error ? exc.message : String(exc);
+  return text.split("\n")[0] || "the flow was interrupted";
 }
 
 /** Send `tx` from the wallet and wait for its receipt, each step shown; whether it succeeded. */
@@ -258,13 +277,13 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
     const mine = same(o.maker, me);
     const buttons: HTMLElement[] = [];
     if (me && !mine && o.status === "open" && (!o.taker || same(o.taker, me))) {
-      buttons.push(action("Fill", () => fillOffer(o), { class: "fill", "data-offer": o.offer_hash }));
+      buttons.push(action("Fill", progress.guard(() => fillOffer(o)), { class: "fill", "data-offer": o.offer_hash }));
     }
     if (mine && (o.status === "open" || o.status === "unfillable")) {
-      buttons.push(action("Withdraw", () => withdraw(o), { class: "withdraw step" }));
+      buttons.push(action("Withdraw", progress.guard(() => withdraw(o)), { class: "withdraw step" }));
     }
     if (mine && ["open", "unfillable", "withdrawn"].includes(o.status)) {
-      buttons.push(action("Cancel on-chain", () => cancelOnChain(o), { class: "cancel step" }));
+      buttons.push(action("Cancel on-chain", progress.guard(() => cancelOnChain(o)), { class: "cancel step" }));
     }
     const eth = wei(o.asked_wei);
     return h(
@@ -533,14 +552,7 @@ export async function renderMarket(main: HTMLElement, params: URLSearchParams): 
   );
   makeForm.addEventListener("submit", (event) => {
     event.preventDefault();
-    void busy(makeForm.querySelector<HTMLButtonElement>("#make-submit"), async () => {
-      try {
-        await makeOffer();
-      } catch (exc) {
-        if (progressBox.dataset.state === "running") progress.finish(false, exc instanceof Problem ? exc.body.title as string : "Stopped");
-        throw exc;
-      }
-    });
+    void busy(makeForm.querySelector<HTMLButtonElement>("#make-submit"), progress.guard(makeOffer));
   });
 
   main.append(
