@@ -118,22 +118,47 @@ def insert_actions(db: DB, rows: list[dict[str, Any]]) -> None:
 
 
 def match_actions(
-    db: Session, match_id: str, *, since: int = 0, limit: int | None = None, views: bool = True
+    db: Session, match_id: str, *, since: int = 0, limit: int | None = None
 ) -> Sequence[MatchAction]:
     """The actions of a match in order, from index `since` (clamped to the 64-bit range the
-    database compares); without `views`, the viewers' projections are not loaded (the result's
-    transcript does not carry them)."""
+    database compares)."""
     since = max(0, min(since, 2**63 - 1))
     query = (
         select(MatchAction)
         .where(col(MatchAction.match_id) == match_id, col(MatchAction.index) >= since)
         .order_by(col(MatchAction.index))
     )
-    if not views:
-        query = query.options(defer(MatchAction.views))  # type: ignore[arg-type]
     if limit is not None:
         query = query.limit(limit)
     return db.exec(query).all()
+
+
+@dataclass(slots=True, frozen=True)
+class TranscriptRow:
+    """What the result's transcript keeps of an action row (the attributes are MatchAction's;
+    the viewers' projections are not read)."""
+
+    index: int
+    seat: int
+    by_bot: bool
+    action: list[Any]
+    move: str
+    salt: str | None
+    signature: str | None
+    entry_hash: str | None
+    receipt: str | None
+
+
+_TRANSCRIPT_ROWS = Prepared(
+    core_select(*(_ACTIONS.c[name] for name in TranscriptRow.__dataclass_fields__))
+    .where(_ACTIONS.c.match_id == bindparam("match_id"))
+    .order_by(_ACTIONS.c.index)
+)
+
+
+def transcript_rows(db: DB, match_id: str) -> list[TranscriptRow]:
+    """Every action row of a match in order, as its result's transcript reads them (no ORM)."""
+    return [TranscriptRow(*row) for row in _TRANSCRIPT_ROWS.all(db, {"match_id": match_id})]
 
 
 _ACTION_ROWS = Prepared(

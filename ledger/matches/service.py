@@ -636,7 +636,7 @@ def _finish(
     if not repo.update_match_if_status(db, match.id, MatchStatus.ACTIVE.value, values):
         raise StaleTurn("the match changed meanwhile; reload")
     _sync(match, values)
-    rows = repo.match_actions(db, match.id, views=False)
+    rows = repo.transcript_rows(db, match.id)
     results.sign_and_store(db, ctx, match, seats, state, rows, winner_seat, reason)
     _announce(db, ctx, match.id)
 

@@ -4,7 +4,7 @@ signer key, and store the result with its outbox row in the caller's transaction
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from sqlmodel import Session
 
@@ -16,7 +16,7 @@ from engine import (
     Transcript,
     outcome_of,
 )
-from ledger.db.models import Match, MatchAction, MatchResult, MatchSeat, utcnow
+from ledger.db.models import Match, MatchResult, MatchSeat, utcnow
 from ledger.errors import Conflict, NotFound
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import bytes32, to_hex
@@ -24,6 +24,29 @@ from ledger.protocol.seeds import seed_commitments
 from ledger.protocol.signedmoves import entry_record, signed_transcript, transcript_hash
 from ledger.results import repository as repo
 from ledger.runtime.context import Context
+
+
+class ActionRecord(Protocol):
+    """An action row as the transcript reads it (a MatchAction, or the move path's lean row)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def seat(self) -> int: ...
+    @property
+    def by_bot(self) -> bool: ...
+    @property
+    def action(self) -> list[Any]: ...
+    @property
+    def move(self) -> str: ...
+    @property
+    def salt(self) -> str | None: ...
+    @property
+    def signature(self) -> str | None: ...
+    @property
+    def entry_hash(self) -> str | None: ...
+    @property
+    def receipt(self) -> str | None: ...
 
 
 def build_transcript(
@@ -68,7 +91,7 @@ def _seat_record(seat: MatchSeat) -> dict[str, Any]:
     }
 
 
-def _entry_record(row: MatchAction) -> dict[str, Any]:
+def _entry_record(row: ActionRecord) -> dict[str, Any]:
     return entry_record(
         row.index,
         row.seat,
@@ -85,7 +108,7 @@ def match_transcript(
     match: Match,
     seats: list[MatchSeat],
     state: GameState,
-    rows: Sequence[MatchAction],
+    rows: Sequence[ActionRecord],
     forfeit: tuple[int, str] | None = None,
 ) -> dict[str, Any]:
     """The transcript a result commits to: `metaledger.transcript/3` (the engine transcript with
@@ -113,7 +136,7 @@ def sign_and_store(
     match: Match,
     seats: list[MatchSeat],
     state: GameState,
-    rows: Sequence[MatchAction],
+    rows: Sequence[ActionRecord],
     winner_seat: int | None,
     reason: str,
 ) -> MatchResult:
