@@ -1,0 +1,74 @@
+"""The matches repository's lean reads return what the ORM reads of the same rows."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from sqlalchemy import Engine
+
+from ledger.db import lean_unit, unit_of_work
+from ledger.db.models import Match, MatchAction
+from ledger.db.models.wallets import Wallet
+from ledger.matches import repository as repo
+
+MATCH_ID = "0x" + "ab" * 32
+CREATOR = "0x" + "11" * 20
+
+
+def _store_actions(engine: Engine, count: int) -> None:
+    with unit_of_work(engine) as db:
+        repo.add(db, Wallet(address=CREATOR))
+        repo.add(
+            db,
+            Match(
+                id=MATCH_ID,
+                game="metax",
+                ruleset_version="r",
+                catalogue_hash="c",
+                created_by=CREATOR,
+                operator_commit="0x" + "22" * 32,
+                operator_secret="0x" + "33" * 32,
+            ),
+        )
+        # stored out of order, with bot entries (no signature) and odd JSON among them
+        for index in reversed(range(count)):
+            by_bot = index % 3 == 2
+            repo.add(
+                db,
+                MatchAction(
+                    match_id=MATCH_ID,
+                    index=index,
+                    seat=index % 2,
+                    action=["play", index, {"target": "é\u2028", "n": 2**53 + index}],
+                    label=f"move {index}",
+                    by_bot=by_bot,
+                    move=f'["play",{index}]',
+                    salt=None if by_bot else f"0x{index:064x}",
+                    signature=None if by_bot else "0x" + f"{index:02x}" * 65,
+                    entry_hash=f"0x{index + 1:064x}",
+                    receipt="0x" + "44" * 65,
+                    views=[["hidden"], ["hidden"], ["spectator"]],
+                ),
+            )
+
+
+def test_transcript_rows_are_the_orm_rows_in_order_without_their_views(engine: Engine) -> None:
+    _store_actions(engine, 25)
+    with unit_of_work(engine, write=False) as db:
+        orm_rows = repo.match_actions(db, MATCH_ID)
+        expected = [
+            {name: getattr(row, name) for name in repo.TranscriptRow.__dataclass_fields__}
+            for row in orm_rows
+        ]
+        through_the_session = [asdict(r) for r in repo.transcript_rows(db, MATCH_ID)]
+    with lean_unit(engine, write=False) as tx:
+        lean = [asdict(r) for r in repo.transcript_rows(tx, MATCH_ID)]
+    assert [e["index"] for e in expected] == list(range(25))
+    assert through_the_session == expected and lean == expected
+    assert all(type(r["by_bot"]) is bool for r in lean)
+    assert "views" not in lean[0]
+
+
+def test_a_match_without_actions_has_no_transcript_rows(engine: Engine) -> None:
+    with lean_unit(engine, write=False) as tx:
+        assert repo.transcript_rows(tx, MATCH_ID) == []
