@@ -167,13 +167,16 @@ def _bot_matches(url: str, keys: list[str], seconds: float) -> dict[str, Any]:
 
     def loop(k: int) -> None:
         player, deck, deck_id = players[k]
-        while time.perf_counter() < stop_at:
+
+        def count(_choice: Any, out: dict[str, Any]) -> None:
+            applied[k] += len(out["applied"])
+
+        while not sent[k] or time.perf_counter() < stop_at:
             match = player.start_bot_match(GAME, deck, "random", deck_id=deck_id)
-
-            def count(_choice: Any, out: dict[str, Any]) -> None:
-                applied[k] += len(out["applied"])
-
-            final, n = player.play(match["id"], on_action=count, stop_at=stop_at)
+            if time.perf_counter() < stop_at:
+                final, n = player.play(match["id"], on_action=count, stop_at=stop_at)
+            else:  # a short window closed during this client's first setup: one move still counts
+                final, n = player.play(match["id"], on_action=count, max_actions=1)
             sent[k] += n
             if final == "finished":
                 finished[k] += 1
