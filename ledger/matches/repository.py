@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -17,6 +17,7 @@ from ledger.db.models import (
     Match,
     MatchAction,
     MatchSeat,
+    TranscriptRow,
 )
 from ledger.db.models.matches import LIVE_STATUSES
 from ledger.db.prepared import Prepared
@@ -133,24 +134,8 @@ def match_actions(
     return db.exec(query).all()
 
 
-@dataclass(slots=True, frozen=True)
-class TranscriptRow:
-    """What the result's transcript keeps of an action row (the attributes are MatchAction's;
-    the viewers' projections are not read)."""
-
-    index: int
-    seat: int
-    by_bot: bool
-    action: list[Any]
-    move: str
-    salt: str | None
-    signature: str | None
-    entry_hash: str | None
-    receipt: str | None
-
-
 _TRANSCRIPT_ROWS = Prepared(
-    core_select(*(_ACTIONS.c[name] for name in TranscriptRow.__dataclass_fields__))
+    core_select(*(_ACTIONS.c[f.name] for f in fields(TranscriptRow)))
     .where(_ACTIONS.c.match_id == bindparam("match_id"))
     .order_by(_ACTIONS.c.index)
 )

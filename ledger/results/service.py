@@ -4,7 +4,7 @@ signer key, and store the result with its outbox row in the caller's transaction
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 from sqlmodel import Session
 
@@ -16,7 +16,7 @@ from engine import (
     Transcript,
     outcome_of,
 )
-from ledger.db.models import Match, MatchResult, MatchSeat, utcnow
+from ledger.db.models import Match, MatchResult, MatchSeat, TranscriptRow, utcnow
 from ledger.errors import Conflict, NotFound
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import bytes32, to_hex
@@ -24,29 +24,6 @@ from ledger.protocol.seeds import seed_commitments
 from ledger.protocol.signedmoves import entry_record, signed_transcript, transcript_hash
 from ledger.results import repository as repo
 from ledger.runtime.context import Context
-
-
-class ActionRecord(Protocol):
-    """An action row as the transcript reads it (a MatchAction, or the move path's lean row)."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def seat(self) -> int: ...
-    @property
-    def by_bot(self) -> bool: ...
-    @property
-    def action(self) -> list[Any]: ...
-    @property
-    def move(self) -> str: ...
-    @property
-    def salt(self) -> str | None: ...
-    @property
-    def signature(self) -> str | None: ...
-    @property
-    def entry_hash(self) -> str | None: ...
-    @property
-    def receipt(self) -> str | None: ...
 
 
 def build_transcript(
@@ -91,7 +68,7 @@ def _seat_record(seat: MatchSeat) -> dict[str, Any]:
     }
 
 
-def _entry_record(row: ActionRecord) -> dict[str, Any]:
+def _entry_record(row: TranscriptRow) -> dict[str, Any]:
     return entry_record(
         row.index,
         row.seat,
@@ -108,7 +85,7 @@ def match_transcript(
     match: Match,
     seats: list[MatchSeat],
     state: GameState,
-    rows: Sequence[ActionRecord],
+    rows: Sequence[TranscriptRow],
     forfeit: tuple[int, str] | None = None,
 ) -> dict[str, Any]:
     """The transcript a result commits to: `metaledger.transcript/3` (the engine transcript with
@@ -136,7 +113,7 @@ def sign_and_store(
     match: Match,
     seats: list[MatchSeat],
     state: GameState,
-    rows: Sequence[ActionRecord],
+    rows: Sequence[TranscriptRow],
     winner_seat: int | None,
     reason: str,
 ) -> MatchResult:

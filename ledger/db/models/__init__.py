@@ -9,7 +9,7 @@ import importlib
 from ledger.db.models.base import utcnow
 from ledger.db.models.cards import CardDesign
 from ledger.db.models.decks import DeckCommitment
-from ledger.db.models.matches import Match, MatchAction, MatchSeat, MatchStatus
+from ledger.db.models.matches import Match, MatchAction, MatchSeat, MatchStatus, TranscriptRow
 from ledger.db.models.ratelimits import RateLimitWindow
 from ledger.db.models.results import MatchResult, OutboxEntry
 from ledger.db.models.wallets import Session, SigninNonce, Wallet
@@ -34,6 +34,7 @@ __all__ = [
     "RateLimitWindow",
     "Session",
     "SigninNonce",
+    "TranscriptRow",
     "Wallet",
     "utcnow",
 ]

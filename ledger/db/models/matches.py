@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -119,3 +120,19 @@ class MatchAction(SQLModel, table=True):
     #: the entry as each reader may read it: [player 0's, player 1's, a spectator's]
     views: list[Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
+
+
+@dataclass(slots=True, frozen=True)
+class TranscriptRow:
+    """The columns of an action row (MatchAction) that a result's transcript reads, read
+    without the ORM."""
+
+    index: int
+    seat: int
+    by_bot: bool
+    action: list[Any]
+    move: str
+    salt: str | None
+    signature: str | None
+    entry_hash: str | None
+    receipt: str | None

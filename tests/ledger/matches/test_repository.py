@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 
 from sqlalchemy import Engine
 
 from ledger.db import lean_unit, unit_of_work
-from ledger.db.models import Match, MatchAction
+from ledger.db.models import Match, MatchAction, TranscriptRow
 from ledger.db.models.wallets import Wallet
 from ledger.matches import repository as repo
 
@@ -57,8 +57,7 @@ def test_transcript_rows_are_the_orm_rows_in_order_without_their_views(engine: E
     with unit_of_work(engine, write=False) as db:
         orm_rows = repo.match_actions(db, MATCH_ID)
         expected = [
-            {name: getattr(row, name) for name in repo.TranscriptRow.__dataclass_fields__}
-            for row in orm_rows
+            {f.name: getattr(row, f.name) for f in fields(TranscriptRow)} for row in orm_rows
         ]
         through_the_session = [asdict(r) for r in repo.transcript_rows(db, MATCH_ID)]
     with lean_unit(engine, write=False) as tx:
