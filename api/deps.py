@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.security.utils import get_authorization_scheme_param
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
 from ledger.auth import service as auth
 from ledger.db import Transaction, run_lean, run_unit
@@ -68,10 +69,17 @@ def request_token(request: Request) -> str:
     )
 
 
-def current_address(request: Request, token: Annotated[str, Depends(session_token)]) -> str:
-    """The signed-in caller's address (401 without a live session)."""
+async def current_address(request: Request, token: Annotated[str, Depends(session_token)]) -> str:
+    """The signed-in caller's address (401 without a live session): from the process's session
+    cache on the event loop when it holds the session, else read in the thread pool (a sync
+    dependency would cost a thread hop and a unit of work on every request)."""
     ctx = context_of(request)
-    return run(ctx, lambda db: auth.authenticate(db, token, ctx), write=False)
+    cached = auth.cached_address(token, ctx)
+    if cached is not None:
+        return cached
+    return await run_in_threadpool(
+        run, ctx, lambda db: auth.authenticate(db, token, ctx), write=False
+    )
 
 
 Ctx = Annotated[Context, Depends(get_context)]

@@ -16,7 +16,7 @@ from api.deps import Caller, Ctx, Token, run, run_hot
 from api.hotroute import HotRoute
 from api.metrics import ACTIONS, RESULTS
 from ledger.auth import service as auth
-from ledger.db import Transaction
+from ledger.db import Transaction, after_commit
 from ledger.db.models import Match, MatchStatus
 from ledger.errors import NotFound
 from ledger.matches import service as matches
@@ -40,39 +40,41 @@ def _domain(ctx: Ctx) -> dict[str, Any]:
     return eip712.domain(eip712.RESULT_DOMAIN_NAME, ctx.chain_id, ctx.chain.addresses.match_ledger)
 
 
-def _out(db: Session, ctx: Ctx, match_id: str, caller: str | None) -> schemas.MatchOut:
-    match, seats = matches.get_match(db, match_id)
-    return present.match(match, seats, caller, _domain(ctx), ctx.signer.address)
+def _out(ctx: Ctx, seated: matches.Seated, caller: str, status: int = 200) -> Response:
+    """The match as `caller` sees it, from the match and seats a change left (not read again),
+    serialised once (FastAPI would validate the answer against its response model again)."""
+    match, seats = seated
+    seats = sorted(seats, key=lambda s: s.seat)
+    out = present.match(match, seats, caller, _domain(ctx), ctx.signer.address)
+    return Response(to_json(out), status_code=status, media_type="application/json")
 
 
 def _act(
     ctx: Ctx,
     match_id: str,
     caller: str,
-    change: Callable[Concatenate[Session, Context, str, str, Args], object],
+    change: Callable[Concatenate[Session, Context, str, str, Args], matches.Seated],
     *args: Args.args,
     **kwargs: Args.kwargs,
-) -> schemas.MatchOut:
+) -> Response:
     """Apply the caller's `change` (a matches service function, called as `change(db, ctx,
-    match_id, caller, *args)`) and return the match as the caller sees it, in one transaction."""
-
-    def work(db: Session) -> schemas.MatchOut:
-        change(db, ctx, match_id, caller, *args, **kwargs)
-        return _out(db, ctx, match_id, caller)
-
-    return run(ctx, work)
+    match_id, caller, *args)`) and answer with the match as the caller sees it, in one
+    transaction."""
+    return run(
+        ctx, lambda db: _out(ctx, change(db, ctx, match_id, caller, *args, **kwargs), caller)
+    )
 
 
 @router.post("", response_model=schemas.MatchOut, status_code=201)
-def create(body: schemas.MatchIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+def create(body: schemas.MatchIn, ctx: Ctx, caller: Caller) -> Response:
     """Create a match: your deck in seat 0, seat 1 open or the operator's bot. The operator's
     seed commitment is published here, before any player commits."""
 
-    def work(db: Session) -> schemas.MatchOut:
-        match = matches.create_match(
+    def work(db: Session) -> Response:
+        seated = matches.create_match(
             db, ctx, caller, body.game, body.deck_id, body.opponent, body.bot, body.options
         )
-        return _out(db, ctx, match.id, caller)
+        return _out(ctx, seated, caller, status=201)
 
     return run(ctx, work)
 
@@ -108,13 +110,13 @@ def one(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
 
 
 @router.post("/{match_id}/join", response_model=schemas.MatchOut)
-def join(match_id: MatchId, body: schemas.JoinIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+def join(match_id: MatchId, body: schemas.JoinIn, ctx: Ctx, caller: Caller) -> Response:
     """Take the open seat with your deck."""
     return _act(ctx, match_id, caller, matches.join_match, body.deck_id)
 
 
 @router.post("/{match_id}/commit", response_model=schemas.MatchOut)
-def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, caller: Caller) -> Response:
     """Commit to your seed secret keccak256(secret) and authorize your session key for this
     seat: your wallet's EIP-712 SeatAuthorization (the only wallet signature of a match)."""
     grant = signing.SeatGrant(body.session_key, body.expiry, body.authorization)
@@ -122,7 +124,7 @@ def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, caller: Caller) 
 
 
 @router.post("/{match_id}/reveal", response_model=schemas.MatchOut)
-def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, caller: Caller) -> Response:
     """Reveal your seed secret; the last reveal checks ownership at a freshly pinned block and starts the match."""
     return _act(ctx, match_id, caller, matches.reveal_seed, body.secret)
 
@@ -236,20 +238,24 @@ def viewer_entries(
 @router.post("/{match_id}/resign", response_model=schemas.MatchOut)
 def resign(
     match_id: MatchId, ctx: Ctx, caller: Caller, body: schemas.ResignIn | None = None
-) -> schemas.MatchOut:
+) -> Response:
     """Give up: an active match is lost (your signed entry `["resign"]`, receipted in
     `forfeit_entry`); a match not yet started is cancelled (no body needed)."""
     salt, signature = (body.salt, body.signature) if body is not None else (None, None)
-    out = _act(ctx, match_id, caller, matches.resign, salt, signature)
-    if out.status == MatchStatus.FINISHED:
-        RESULTS.inc()
-    return out
+
+    def work(db: Session) -> Response:
+        seated = matches.resign(db, ctx, match_id, caller, salt, signature)
+        if seated[0].status == MatchStatus.FINISHED:
+            after_commit(db, RESULTS.inc)
+        return _out(ctx, seated, caller)
+
+    return run(ctx, work)
 
 
 @router.post("/{match_id}/acknowledge", response_model=schemas.MatchOut)
 def acknowledge(
     match_id: MatchId, body: schemas.AcknowledgeIn, ctx: Ctx, caller: Caller
-) -> schemas.MatchOut:
+) -> Response:
     """Acknowledge the end of a finished match: your session key's MatchEnd over `entries`
     entries ending at `head_hash` (stored and carried in the bundle)."""
     return _act(ctx, match_id, caller, matches.acknowledge, body.signature)

@@ -99,6 +99,12 @@ def sign_in(db: Session, ctx: Context, message: str, signature: str) -> SignedIn
     return SignedIn(token, parsed.address, expires, not is_eoa)
 
 
+def cached_address(token: str, ctx: Context) -> str | None:
+    """The address of session `token` if this process read it less than
+    `session_cache_seconds` ago and it has not expired (no database read); else None."""
+    return ctx.sessions.get(_hash(token), utcnow())
+
+
 def authenticate(db: DB, token: str, ctx: Context | None = None) -> str:
     """The address of the live session `token`; Unauthorized if unknown, revoked or expired.
     With `ctx`, a session this process read less than `session_cache_seconds` ago is trusted

@@ -5,7 +5,8 @@ that takes a player's balance below the copies its live matches hold moves held 
 receiver gets them still held by that match (and passes them on the same way). The walk reads
 the CardToken's Transfer logs between the oldest holding pin and the new pin through the one
 chain client (eth_getLogs in chunks) and the senders' balances at the oldest pin (one
-balanceOfBatch); free copies are taken to leave a wallet first."""
+balanceOfBatch); free copies are taken to leave a wallet first. The walk starts only when the
+wallet received one of the cards since the oldest pin of a live match."""
 
 from __future__ import annotations
 
@@ -111,7 +112,17 @@ def held_copies_received(
     exclude_match: str | None = None,
 ) -> dict[str, dict[str, int]]:
     """card id -> {match id: copies} that `owner` holds at `pin` but other wallets' live matches
-    hold (received after those matches' pins)."""
+    hold (received after those matches' pins). The started matches' seats are read only if
+    `owner` received one of the cards since the oldest pin (the common case reads none, so a
+    deck check does not grow with the number of live matches)."""
+    oldest = repo.oldest_started_pin(db, game=game.name, exclude_match=exclude_match)
+    if oldest is None or oldest >= pin.number:
+        return {}
+    ids = token_ids(game.name)
+    wanted = {uint256_hex(ids[c]) for c in required if c in ids}
+    rows = ctx.chain.transfers(oldest + 1, pin.number)
+    if not any(r["to_address"] == owner and r["token_id"] in wanted for r in rows):
+        return {}
     return copies_received(ctx, started_holds(db, game, required, exclude_match), owner, pin)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import bindparam, func, insert, update
 from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, select
 
@@ -71,6 +71,20 @@ _STARTED_SEAT_CARDS = (
         col(Match.ownership_block).is_not(None),
     )
 )
+
+
+def oldest_started_pin(db: Session, *, game: str, exclude_match: str | None = None) -> int | None:
+    """The lowest pinned block of an active match of `game` (other than `exclude_match`), or
+    None: no hold is older (one aggregate, however many matches are live)."""
+    query = select_columns(func.min(col(Match.ownership_block))).where(
+        col(Match.game) == game,
+        col(Match.status) == MatchStatus.ACTIVE.value,
+        col(Match.ownership_block).is_not(None),
+    )
+    if exclude_match is not None:
+        query = query.where(col(Match.id) != exclude_match)
+    found = db.execute(query).scalar()
+    return None if found is None else int(found)
 
 
 def live_seat_cards(

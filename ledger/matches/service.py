@@ -81,6 +81,9 @@ log = logging.getLogger(__name__)
 #: the status whose seats do not change (an end acknowledgement is added once finished)
 _SEATED = (MatchStatus.ACTIVE,)
 _MASK64 = (1 << 64) - 1
+#: a match and its seats, as a change leaves them (what the API answers with, without reading
+#: them again)
+Seated = tuple[Match, list[MatchSeat]]
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -275,7 +278,7 @@ def create_match(
     opponent: str = "open",
     bot: str = "greedy",
     options: dict[str, Any] | None = None,
-) -> Match:
+) -> Seated:
     """Create a match with the creator in seat 0 and an open seat 1 or the operator's bot."""
     game = load_game(game_name)
     if opponent not in ("open", "bot"):
@@ -322,10 +325,10 @@ def create_match(
         rows.append(bot_seat)
     repo.add(db, rows[0])
     repo.add(db, *rows[1:])
-    return match
+    return match, rows[1:]
 
 
-def join_match(db: Session, ctx: Context, match_id: str, address: str, deck_id: str) -> Match:
+def join_match(db: Session, ctx: Context, match_id: str, address: str, deck_id: str) -> Seated:
     """Take the open seat of a match."""
     match, seats = get_match(db, match_id)
     if match.status != MatchStatus.OPEN:
@@ -336,19 +339,16 @@ def join_match(db: Session, ctx: Context, match_id: str, address: str, deck_id: 
     deck = _usable_deck(db, game, deck_id, address)
     check_rules(game, deck.cards, match.options)
     _check_copies_free(db, game, deck)
-    if not repo.update_match_if_status(
-        db,
-        match.id,
-        MatchStatus.OPEN.value,
-        {"status": MatchStatus.SEEDING.value, "turn_deadline": _deadline(ctx)},
-    ):
+    values = {"status": MatchStatus.SEEDING.value, "turn_deadline": _deadline(ctx)}
+    if not repo.update_match_if_status(db, match.id, MatchStatus.OPEN.value, values):
         raise Conflict("someone else took the seat first")
+    _sync(match, values)
+    seat = _player_seat(match, 1, deck)
     try:
-        repo.add(db, _player_seat(match, 1, deck))
+        repo.add(db, seat)
     except IntegrityError:
         raise Conflict("someone else took the seat first") from None
-    db.refresh(match)
-    return match
+    return match, [*seats, seat]
 
 
 # -- seed commit-reveal --------------------------------------------------------------------
@@ -380,7 +380,7 @@ def commit_seed(
     address: str,
     commit: str,
     authorization: signing.SeatGrant,
-) -> Match:
+) -> Seated:
     """Record the caller's seed commitment keccak256(secret) with its seat authorization (the
     wallet's EIP-712 SeatAuthorization of a session key for this seat, deck and commitment)."""
     match, _seats, seat = _seat_while(
@@ -396,10 +396,10 @@ def commit_seed(
     seat.authorization = authorization.signature
     db.add(seat)
     db.flush()
-    return match
+    return match, _seats
 
 
-def reveal_seed(db: Session, ctx: Context, match_id: str, address: str, secret: str) -> Match:
+def reveal_seed(db: Session, ctx: Context, match_id: str, address: str, secret: str) -> Seated:
     """Reveal the caller's secret (only after every seat committed); the last reveal starts the match."""
     match, seats, seat = _seat_while(
         db, ctx, match_id, address, (MatchStatus.SEEDING,), "reveals happen while seeding"
@@ -418,7 +418,7 @@ def reveal_seed(db: Session, ctx: Context, match_id: str, address: str, secret: 
     db.flush()
     if all(s.seed_secret is not None for s in seats):
         _start(db, ctx, match, seats)
-    return match
+    return match, seats
 
 
 def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> None:
@@ -718,17 +718,17 @@ def resign(
     address: str,
     salt: str | None = None,
     signature: str | None = None,
-) -> Match:
+) -> Seated:
     """The caller gives up: an active match is lost (end reason "resign"; the resignation is
     the caller's signed entry `["resign"]`); one not started is cancelled (nothing to sign)."""
     match, seats = get_match(db, match_id)
     seat = seat_of(seats, address)
     if enforce_timeout(db, ctx, match, seats):
-        return match
+        return match, seats
     if match.status in (MatchStatus.OPEN, MatchStatus.SEEDING):
         if not _cancel(db, match, MatchStatus(match.status), "resign"):
             raise StaleTurn("the match changed meanwhile; reload")
-        return match
+        return match, seats
     if match.status != MatchStatus.ACTIVE:
         raise MatchNotActive(f"the match is already {match.status}")
     if salt is None or signature is None:
@@ -740,10 +740,10 @@ def resign(
     entry = signing.EntryWriter(ctx, match).player(seat, RESIGN_ACTION, salt, signature)
     state = load_state(db, ctx, match, take=False)
     _finish(db, ctx, match, seats, state, 1 - seat.seat, "resign", forfeit=entry)
-    return match
+    return match, seats
 
 
-def acknowledge(db: Session, ctx: Context, match_id: str, address: str, signature: str) -> Match:
+def acknowledge(db: Session, ctx: Context, match_id: str, address: str, signature: str) -> Seated:
     """Store the caller's session-key signature of MatchEnd over the whole transcript of a
     finished match (idempotent for the same signature)."""
     match, seats = get_match(db, match_id)
@@ -759,11 +759,11 @@ def acknowledge(db: Session, ctx: Context, match_id: str, address: str, signatur
     if seat.end_acknowledgement is not None:
         if seat.end_acknowledgement != signature.lower():
             raise Conflict("you already acknowledged this match with another signature")
-        return match
+        return match, seats
     seat.end_acknowledgement = signature.lower()
     db.add(seat)
     db.flush()
-    return match
+    return match, seats
 
 
 def entry_count(match: Match) -> int:

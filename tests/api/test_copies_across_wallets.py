@@ -119,3 +119,40 @@ def test_a_match_start_refuses_copies_another_live_match_holds(
     assert held.json()["id"] in r.json()["detail"] and card in r.json()["detail"]
     gone = b.get(f"/matches/{match_id}").json()
     assert (gone["status"], gone["end_reason"]) == ("cancelled", "copies-committed")
+
+
+def test_a_match_start_scans_other_matches_only_for_a_wallet_that_received_cards(
+    client: httpx.Client,
+    anvil: AnvilNode,
+    deployment: Deployment,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hold scan of a start (every started seat of the game) runs only for a player who
+    received one of the deck's cards since the oldest pin of a live match: a start costs the
+    same however many matches of wallets that received nothing are live."""
+    from ledger.decks import received
+
+    scans: list[str] = []
+    scan = received.started_holds
+
+    def counted(*args: Any, **kwargs: Any) -> received.Holds:
+        scans.append(args[1].name)
+        return scan(*args, **kwargs)
+
+    monkeypatch.setattr(received, "started_holds", counted)
+    a, b, deck, card = _two_wallets(client, anvil, deployment, 1, 0)
+    a_deck, b_deck = register_deck(a, GAME, deck), register_deck(b, GAME, deck)
+    for player, commitment in ((a, a_deck), (b, b_deck)):
+        body = {"game": GAME, "deck_id": commitment["id"], "opponent": "bot"}
+        created = player.post("/matches", body)
+        assert created.status_code == 201, created.text
+        assert commit_and_reveal([player], created.json()["id"])["status"] == "active"
+    assert scans == []  # B started while A's match was live and pinned: B had received nothing
+    # A's spare copy (free of its match) reaches B; B's next start walks the transfers again
+    transfer(anvil, deployment, PLAYER_KEYS[0], b.address, token_id(GAME, card), 1)
+    # the same deck again needs the copies B's own live match holds: resign that one first
+    _resign(b, b.get("/matches?status=mine").json()[0]["id"])
+    created = b.post("/matches", {"game": GAME, "deck_id": b_deck["id"], "opponent": "bot"})
+    assert created.status_code == 201, created.text
+    assert commit_and_reveal([b], created.json()["id"])["status"] == "active"
+    assert scans == [GAME]

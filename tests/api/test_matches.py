@@ -243,3 +243,43 @@ def test_health_and_metrics(client: httpx.Client, deployment: Deployment) -> Non
     assert health["contracts"]["MatchLedger"] == deployment.match_ledger
     metrics = client.get("/metrics")
     assert metrics.status_code == 200 and "metaledger_http_requests_total" in metrics.text
+
+
+def test_every_setup_answer_is_the_match_a_fresh_read_shows(
+    client: httpx.Client, anvil: AnvilNode, deployment: Deployment
+) -> None:
+    """Create, join, the commits, the reveals and a resignation answer with the match as they
+    left it (not read again): each answer is what GET /matches/{id} then shows its caller."""
+    g = get_game(GAME)
+    a, b = sign_in(client, PLAYER_KEYS[0]), sign_in(client, PLAYER_KEYS[1])
+    decks = [dict(g.starter_decks[0]), dict(g.starter_decks[1])]
+    mint(anvil, deployment, {a.address: _needs(decks[0]), b.address: _needs(decks[1])})
+    d0, d1 = register_deck(a, GAME, decks[0]), register_deck(b, GAME, decks[1])
+
+    def answered(player: Player, path: str, body: dict, status: int = 200) -> dict:
+        r = player.post(path, body)
+        assert r.status_code == status, r.text
+        fresh = player.get(f"/matches/{r.json()['id']}")
+        assert r.json() == fresh.json(), path
+        return dict(r.json())
+
+    created = answered(a, "/matches", {"game": GAME, "deck_id": d0["id"]}, 201)
+    match_id = created["id"]
+    assert created["status"] == "open" and len(created["seats"]) == 1
+    joined = answered(b, f"/matches/{match_id}/join", {"deck_id": d1["id"]})
+    assert joined["status"] == "seeding" and [s["seat"] for s in joined["seats"]] == [0, 1]
+    for p in (a, b):
+        p.secrets[match_id] = secrets.token_bytes(32)
+        answered(p, f"/matches/{match_id}/commit", commit_body(p, match_id, p.secrets[match_id]))
+    for p in (a, b):
+        last = answered(
+            p, f"/matches/{match_id}/reveal", {"secret": "0x" + p.secrets[match_id].hex()}
+        )
+    assert last["status"] == "active" and last["head_hash"] == last["genesis_hash"]
+    body = a.sessions[match_id].resignation(last["version"], last["head_hash"])
+    resigned = answered(a, f"/matches/{match_id}/resign", body)
+    assert (resigned["status"], resigned["end_reason"], resigned["winner_seat"]) == (
+        "finished",
+        "resign",
+        1,
+    )
