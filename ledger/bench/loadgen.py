@@ -97,7 +97,11 @@ class Tally:
 def closed_loop(
     clients: int, seconds: float, loop: Callable[[int, float, Tally, threading.Lock], None]
 ) -> Tally:
-    """Run `loop(k, stop_at, tally, lock)` in `clients` threads until `stop_at`; the summed tally."""
+    """Run `loop(k, stop_at, tally, lock)` in `clients` threads until `stop_at`; the summed tally.
+    A loop that connects first (`RequestLoop`) connects every client before the window opens."""
+    connect = getattr(loop, "connect", None)
+    if connect is not None:
+        connect(clients)
     tally = Tally()
     lock = threading.Lock()
     stop_at = time.perf_counter() + seconds
@@ -114,23 +118,48 @@ def closed_loop(
     return tally
 
 
-def request_loop(
-    base_url: str,
-    first: Callable[[JsonClient], Any],
-    each: Callable[[JsonClient, int, int], Any],
-) -> Callable[[int, float, Tally, threading.Lock], None]:
-    """A closed-loop client of `closed_loop`: `first(client)` outside the count (it connects),
-    then `each(client, k, n)` (client k, n requests answered so far) until the stop time; an
-    unexpected status or a dropped connection is an error (the next request reconnects)."""
+class RequestLoop:
+    """A closed-loop client of `closed_loop`: client k's connection is opened by `first(client)`
+    before the window opens (not counted, and not in the window's time: a first request may be
+    a costly one, such as a health report), then `each(client, k, n)` (n requests answered so
+    far) until the stop time; an unexpected status or a dropped connection is an error (the
+    next request reconnects)."""
 
-    def loop(k: int, stop_at: float, tally: Tally, lock: threading.Lock) -> None:
-        client = JsonClient(base_url)
+    def __init__(
+        self,
+        base_url: str,
+        first: Callable[[JsonClient], Any],
+        each: Callable[[JsonClient, int, int], Any],
+    ) -> None:
+        self.base_url = base_url
+        self.first = first
+        self.each = each
+        self.clients: dict[int, JsonClient] = {}
+
+    def connect(self, clients: int) -> None:
+        """Open the connections of clients 0 .. clients-1 (each with its first request)."""
+
+        def one(k: int) -> None:
+            client = self.clients[k] = JsonClient(self.base_url)
+            self.first(client)
+
+        threads = [threading.Thread(target=one, args=(k,), daemon=True) for k in range(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def __call__(self, k: int, stop_at: float, tally: Tally, lock: threading.Lock) -> None:
+        """Client k's requests until `stop_at`, added to `tally`."""
+        client = self.clients.pop(k, None)
+        if client is None:  # not connected beforehand: connect now, inside the window
+            client = JsonClient(self.base_url)
+            self.first(client)
         done = errors = 0
         try:
-            first(client)
             while time.perf_counter() < stop_at:
                 try:
-                    each(client, k, done + errors)
+                    self.each(client, k, done + errors)
                     done += 1
                 except (HttpStatusError, OSError):
                     errors += 1
@@ -141,10 +170,17 @@ def request_loop(
             tally.errors += errors
             tally.requests += client.requests
 
-    return loop
+
+def request_loop(
+    base_url: str,
+    first: Callable[[JsonClient], Any],
+    each: Callable[[JsonClient, int, int], Any],
+) -> RequestLoop:
+    """A `RequestLoop` of `first` and `each`."""
+    return RequestLoop(base_url, first, each)
 
 
-def echo_loop(base_url: str) -> Callable[[int, float, Tally, threading.Lock], None]:
+def echo_loop(base_url: str) -> RequestLoop:
     """A closed-loop client of the bare baseline: POST a small JSON body, read the answer."""
     body = {"action": ["pass"], "version": 7}
     return request_loop(
