@@ -6,12 +6,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Response
 from fastapi.concurrency import run_in_threadpool
-from sqlmodel import Session
 
 from api import present, schemas
-from api.deps import Caller, Ctx, Token, run
+from api.deps import Caller, Ctx, Token, run, run_hot
 from api.metrics import DECKS
 from ledger.auth import service as auth
+from ledger.db import Transaction
 from ledger.decks import service as decks
 from ledger.errors import MetaLedgerError
 
@@ -23,21 +23,22 @@ async def register(body: schemas.DeckIn, ctx: Ctx, token: Token) -> schemas.Deck
     """Check a deck (rules, then ownership at a pinned block with one balanceOfBatch, then copies
     free of your other live matches) and store its commitment."""
 
-    def claims(db: Session) -> tuple[str, decks.DeckPlan, decks.Claims]:
+    def claims(db: Transaction) -> tuple[str, decks.DeckPlan, decks.Claims]:
         caller = auth.authenticate(db, token, ctx)
         plan = decks.plan_deck(body.game, body.cards)
         return caller, plan, decks.claims_on(db, plan, caller)
 
-    # the short local transactions run on the event loop's thread (like a move); only the chain
-    # reads (the head when its TTL is over, the pinned balanceOfBatch shared with concurrent
-    # registrations) wait in a worker thread, outside any transaction
+    # the short local transactions run on the event loop's thread (like a move), lean units of
+    # prepared statements; only the chain reads (the head when its TTL is over, the pinned
+    # balanceOfBatch shared with concurrent registrations) wait in a worker thread, outside any
+    # transaction
     try:
-        caller, plan, claimed = run(ctx, claims, write=False)
+        caller, plan, claimed = run_hot(ctx, claims, write=False)
         pin = ctx.chain.cached_head()
         if pin is None:
             pin = await run_in_threadpool(ctx.chain.head)
         held = await run_in_threadpool(decks.check_ownership, ctx, plan, claimed, caller, pin)
-        row = run(ctx, lambda db: decks.store_deck(db, plan, caller, held, pin))
+        row = run_hot(ctx, lambda db: decks.store_deck(db, plan, caller, held, pin))
     except MetaLedgerError as exc:
         DECKS.labels(exc.slug).inc()
         raise

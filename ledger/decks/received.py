@@ -21,6 +21,7 @@ from engine import Game
 from ledger.catalogue.service import token_ids
 from ledger.chain.contracts import ZERO_ADDRESS
 from ledger.chain.transport import BlockRef
+from ledger.db import DB
 from ledger.decks import repository as repo
 from ledger.protocol.hexcodec import uint256_hex
 from ledger.runtime.context import Context
@@ -48,7 +49,7 @@ class Holds:
 
 
 def started_holds(
-    db: Session, game: Game, required: Mapping[str, int], exclude_match: str | None = None
+    db: DB, game: Game, required: Mapping[str, int], exclude_match: str | None = None
 ) -> Holds:
     """The holds of started matches of `game` on the cards `required`."""
     ids = token_ids(game.name)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy import bindparam, func, insert, or_, update
 from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, select
 
+from ledger.db import DB
 from ledger.db.models import (
     DeckCommitment,
     Match,
@@ -15,16 +16,17 @@ from ledger.db.models import (
     Wallet,
 )
 from ledger.db.models.matches import LIVE_STATUSES, MatchStatus
+from ledger.db.prepared import Prepared
 
 _DECK_TABLE = DeckCommitment.__table__  # type: ignore[attr-defined]
-_INSERT_DECK = insert(_DECK_TABLE)
+_INSERT_DECK = Prepared(insert(_DECK_TABLE))  # every column, bound by its name
 _DECK_COLUMNS = tuple(c.name for c in _DECK_TABLE.columns)
 
 
-def add_deck(db: Session, deck: DeckCommitment) -> None:
-    """Store a deck commitment (one INSERT statement, without the ORM's unit-of-work flush: a
+def add_deck(db: DB, deck: DeckCommitment) -> None:
+    """Store a deck commitment (one prepared INSERT, without the ORM's unit-of-work flush: a
     registration stores one row and reads it back from nowhere)."""
-    db.execute(_INSERT_DECK, {name: getattr(deck, name) for name in _DECK_COLUMNS})
+    _INSERT_DECK.execute(db, {name: getattr(deck, name) for name in _DECK_COLUMNS})
 
 
 def get_deck(db: Session, deck_id: str) -> DeckCommitment | None:
@@ -42,20 +44,22 @@ def decks_of(db: Session, owner: str, limit: int = 100) -> Sequence[DeckCommitme
     ).all()
 
 
-# Built once (the deck registration runs both on every request): SQLAlchemy caches the
-# compiled form of a statement object, so only the parameters change per call.
-_LIVE_SEAT_CARDS = (
+#: the live statuses as bound values (a prepared statement binds every value it compares)
+_LIVE = {f"live_{i}": status.value for i, status in enumerate(LIVE_STATUSES)}
+# Prepared once (the deck registration runs both on every request, the match start and the
+# seat checks too): each call is the driver's, in the unit of work's transaction.
+_LIVE_SEAT_CARDS = Prepared(
     select_columns(col(MatchSeat.cards))
     .join(Match, col(Match.id) == col(MatchSeat.match_id))
     .where(
         col(MatchSeat.address) == bindparam("owner"),
         col(MatchSeat.is_bot).is_(False),
         col(Match.game) == bindparam("game"),
-        col(Match.status).in_([s.value for s in LIVE_STATUSES]),
+        or_(*(col(Match.status) == bindparam(name) for name in _LIVE)),
         col(Match.id) != bindparam("exclude_match"),
     )
 )
-_STARTED_SEAT_CARDS = (
+_STARTED_SEAT_CARDS = Prepared(
     select_columns(
         col(Match.id),
         col(MatchSeat.address),
@@ -67,7 +71,7 @@ _STARTED_SEAT_CARDS = (
     .where(
         col(MatchSeat.is_bot).is_(False),
         col(Match.game) == bindparam("game"),
-        col(Match.status) == MatchStatus.ACTIVE.value,
+        col(Match.status) == bindparam("active"),
         col(Match.ownership_block).is_not(None),
     )
 )
@@ -88,11 +92,11 @@ def oldest_started_pin(db: Session, *, game: str, exclude_match: str | None = No
 
 
 def live_seat_cards(
-    db: Session, owner: str, *, game: str, exclude_match: str | None = None
+    db: DB, owner: str, *, game: str, exclude_match: str | None = None
 ) -> list[dict[str, int]]:
     """The deck lists (card id -> copies) `owner` has in live matches of `game`."""
-    params = {"owner": owner, "game": game, "exclude_match": exclude_match or ""}
-    return [dict(cards) for (cards,) in db.execute(_LIVE_SEAT_CARDS, params).all()]
+    params = {"owner": owner, "game": game, "exclude_match": exclude_match or "", **_LIVE}
+    return [dict(cards) for (cards,) in _LIVE_SEAT_CARDS.all(db, params)]
 
 
 def lock_wallet(db: Session, address: str) -> None:
@@ -104,12 +108,12 @@ def lock_wallet(db: Session, address: str) -> None:
     )
 
 
-def started_seat_cards(
-    db: Session, *, game: str
-) -> list[tuple[str, str, int, str, dict[str, int]]]:
+def started_seat_cards(db: DB, *, game: str) -> list[tuple[str, str, int, str, dict[str, int]]]:
     """(match id, address, pinned block number, its hash, deck list) of every human seat of an
     active (started, so pinned) match of `game`."""
     return [
         (str(m), str(a), int(n), str(h), dict(cards))
-        for m, a, n, h, cards in db.execute(_STARTED_SEAT_CARDS, {"game": game}).all()
+        for m, a, n, h, cards in _STARTED_SEAT_CARDS.all(
+            db, {"game": game, "active": MatchStatus.ACTIVE.value}
+        )
     ]

@@ -15,6 +15,7 @@ from sqlmodel import Session
 from engine import Game
 from ledger.catalogue.service import load_game, token_ids
 from ledger.chain.transport import BlockRef
+from ledger.db import DB
 from ledger.db.models import DeckCommitment, utcnow
 from ledger.decks import repository as repo
 from ledger.decks.received import Holds, copies_received, started_holds
@@ -25,7 +26,7 @@ from ledger.runtime.context import Context
 
 
 def live_requirements(
-    db: Session, game: Game, owner: str, exclude_match: str | None = None
+    db: DB, game: Game, owner: str, exclude_match: str | None = None
 ) -> Counter[str]:
     """card id -> copies `owner` has committed to live matches of `game`."""
     total: Counter[str] = Counter()
@@ -179,7 +180,7 @@ def plan_deck(game_name: str, cards: Mapping[str, Any]) -> DeckPlan:
     return DeckPlan(game, deck, required, deck_hash(game.name, deck))
 
 
-def claims_on(db: Session, plan: DeckPlan, owner: str) -> Claims:
+def claims_on(db: DB, plan: DeckPlan, owner: str) -> Claims:
     """The copies `owner` has committed to live matches and the holds of other wallets' started
     matches on the deck's cards (database reads only)."""
     return Claims(
@@ -208,7 +209,7 @@ def check_ownership(
 
 
 def store_deck(
-    db: Session, plan: DeckPlan, owner: str, held: Mapping[str, int], pin: BlockRef
+    db: DB, plan: DeckPlan, owner: str, held: Mapping[str, int], pin: BlockRef
 ) -> DeckCommitment:
     """Store the commitment of a checked deck."""
     row = DeckCommitment(
