@@ -4,15 +4,15 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import ClassVar
 
 import pytest
 
 from ledger.bench.loadgen import closed_loop, request_loop
+from tests.localhttp import local_server
 
 SLOW_FIRST = 1.0
 
@@ -38,15 +38,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
     _Handler.seen = []
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with local_server(_Handler) as url:
+        yield url
 
 
 def test_first_requests_are_made_before_the_window_opens(server: str) -> None:

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
@@ -16,6 +15,7 @@ import pytest
 
 from ledger.client.api import ApiError, ApiPlayer
 from ledger.errors import ServiceUnavailable
+from tests.localhttp import local_server
 
 
 @pytest.fixture
@@ -37,13 +37,8 @@ def server() -> Iterator[str]:
             self.end_headers()
             self.wfile.write(body.encode())
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_port}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with local_server(Handler) as url:
+        yield url
 
 
 def test_errors_say_who_answered(server: str) -> None:
