@@ -44,7 +44,6 @@ def _out(ctx: Ctx, seated: matches.Seated, caller: str, status: int = 200) -> Re
     """The match as `caller` sees it, from the match and seats a change left (not read again),
     serialised once (FastAPI would validate the answer against its response model again)."""
     match, seats = seated
-    seats = sorted(seats, key=lambda s: s.seat)
     out = present.match(match, seats, caller, _domain(ctx), ctx.signer.address)
     return Response(to_json(out), status_code=status, media_type="application/json")
 

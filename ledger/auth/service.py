@@ -109,11 +109,11 @@ def authenticate(db: DB, token: str, ctx: Context | None = None) -> str:
     """The address of the live session `token`; Unauthorized if unknown, revoked or expired.
     With `ctx`, a session this process read less than `session_cache_seconds` ago is trusted
     without reading it again."""
-    token_hash, now = _hash(token), utcnow()
     if ctx is not None:
-        cached = ctx.sessions.get(token_hash, now)
+        cached = cached_address(token, ctx)
         if cached is not None:
             return cached
+    token_hash, now = _hash(token), utcnow()
     row = repo.session_owner(orm(db), token_hash)
     if row is None or row[2]:
         raise Unauthorized("no such session; sign in again", reason="unknown-session")

@@ -38,10 +38,10 @@ from ledger.bench.apistack import GAME, BenchStack, Server
 from ledger.bench.loadgen import (
     HttpStatusError,
     JsonClient,
+    RequestLoop,
     Tally,
     closed_loop,
     echo_loop,
-    request_loop,
 )
 from ledger.bench.matchplay import Seat, human_loop
 
@@ -141,7 +141,7 @@ def _closed_loop(
     def register(client: JsonClient, k: int, n: int) -> None:
         client.request("POST", "/decks", body, tokens[(k * 7919 + n) % len(tokens)], ok=(201,))
 
-    loop = request_loop(url, lambda c: c.request("GET", "/healthz", ok=(200, 503)), register)
+    loop = RequestLoop(url, lambda c: c.request("GET", "/healthz", ok=(200, 503)), register)
     tally = closed_loop(clients, seconds, loop)
     return {
         "deck_verify_max_per_s": tally.per_s,

@@ -98,7 +98,7 @@ def closed_loop(
     clients: int, seconds: float, loop: Callable[[int, float, Tally, threading.Lock], None]
 ) -> Tally:
     """Run `loop(k, stop_at, tally, lock)` in `clients` threads until `stop_at`; the summed tally.
-    A loop that connects first (`RequestLoop`) connects every client before the window opens."""
+    A `RequestLoop` connects every client before the window opens."""
     connect = getattr(loop, "connect", None)
     if connect is not None:
         connect(clients)
@@ -151,10 +151,7 @@ class RequestLoop:
 
     def __call__(self, k: int, stop_at: float, tally: Tally, lock: threading.Lock) -> None:
         """Client k's requests until `stop_at`, added to `tally`."""
-        client = self.clients.pop(k, None)
-        if client is None:  # not connected beforehand: connect now, inside the window
-            client = JsonClient(self.base_url)
-            self.first(client)
+        client = self.clients.pop(k)
         done = errors = 0
         try:
             while time.perf_counter() < stop_at:
@@ -171,19 +168,10 @@ class RequestLoop:
             tally.requests += client.requests
 
 
-def request_loop(
-    base_url: str,
-    first: Callable[[JsonClient], Any],
-    each: Callable[[JsonClient, int, int], Any],
-) -> RequestLoop:
-    """A `RequestLoop` of `first` and `each`."""
-    return RequestLoop(base_url, first, each)
-
-
 def echo_loop(base_url: str) -> RequestLoop:
     """A closed-loop client of the bare baseline: POST a small JSON body, read the answer."""
     body = {"action": ["pass"], "version": 7}
-    return request_loop(
+    return RequestLoop(
         base_url,
         lambda client: client.request("POST", "/echo", body),
         lambda client, _k, _n: client.request("POST", "/echo", body),

@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import Session
-
 from engine import Game
 from ledger.catalogue.service import token_ids
 from ledger.chain.contracts import ZERO_ADDRESS
@@ -103,8 +101,27 @@ def copies_received(
     return out
 
 
+def received_since(
+    ctx: Context,
+    game: Game,
+    owner: str,
+    required: Mapping[str, int],
+    oldest: int | None,
+    pin: BlockRef,
+) -> bool:
+    """Whether `owner` received one of the cards `required` after block `oldest` (the oldest pin
+    of a live match, None if there is none) up to `pin`: the transfer logs of that range, the
+    range the walk reads (kept for the head TTL). Only then can a hold have reached `owner`."""
+    if oldest is None or oldest >= pin.number:
+        return False
+    ids = token_ids(game.name)
+    wanted = {uint256_hex(ids[c]) for c in required if c in ids}
+    rows = ctx.chain.transfers(oldest + 1, pin.number)
+    return any(r["to_address"] == owner and r["token_id"] in wanted for r in rows)
+
+
 def held_copies_received(
-    db: Session,
+    db: DB,
     ctx: Context,
     game: Game,
     owner: str,
@@ -115,14 +132,9 @@ def held_copies_received(
     """card id -> {match id: copies} that `owner` holds at `pin` but other wallets' live matches
     hold (received after those matches' pins). The started matches' seats are read only if
     `owner` received one of the cards since the oldest pin (the common case reads none, so a
-    deck check does not grow with the number of live matches)."""
+    start does not grow with the number of live matches)."""
     oldest = repo.oldest_started_pin(db, game=game.name, exclude_match=exclude_match)
-    if oldest is None or oldest >= pin.number:
-        return {}
-    ids = token_ids(game.name)
-    wanted = {uint256_hex(ids[c]) for c in required if c in ids}
-    rows = ctx.chain.transfers(oldest + 1, pin.number)
-    if not any(r["to_address"] == owner and r["token_id"] in wanted for r in rows):
+    if not received_since(ctx, game, owner, required, oldest, pin):
         return {}
     return copies_received(ctx, started_holds(db, game, required, exclude_match), owner, pin)
 

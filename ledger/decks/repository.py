@@ -77,18 +77,26 @@ _STARTED_SEAT_CARDS = Prepared(
 )
 
 
-def oldest_started_pin(db: Session, *, game: str, exclude_match: str | None = None) -> int | None:
+_OLDEST_STARTED_PIN = Prepared(
+    select_columns(func.min(col(Match.ownership_block))).where(
+        col(Match.game) == bindparam("game"),
+        col(Match.status) == bindparam("active"),
+        col(Match.ownership_block).is_not(None),
+        col(Match.id) != bindparam("exclude_match"),
+    )
+)
+
+
+def oldest_started_pin(db: DB, *, game: str, exclude_match: str | None = None) -> int | None:
     """The lowest pinned block of an active match of `game` (other than `exclude_match`), or
     None: no hold is older (one aggregate, however many matches are live)."""
-    query = select_columns(func.min(col(Match.ownership_block))).where(
-        col(Match.game) == game,
-        col(Match.status) == MatchStatus.ACTIVE.value,
-        col(Match.ownership_block).is_not(None),
-    )
-    if exclude_match is not None:
-        query = query.where(col(Match.id) != exclude_match)
-    found = db.execute(query).scalar()
-    return None if found is None else int(found)
+    params = {
+        "game": game,
+        "active": MatchStatus.ACTIVE.value,
+        "exclude_match": exclude_match or "",
+    }
+    row = _OLDEST_STARTED_PIN.first(db, params)
+    return None if row is None or row[0] is None else int(row[0])
 
 
 def live_seat_cards(

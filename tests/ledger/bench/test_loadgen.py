@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import pytest
 
-from ledger.bench.loadgen import closed_loop, request_loop
+from ledger.bench.loadgen import RequestLoop, closed_loop
 from tests.localhttp import local_server
 
 SLOW_FIRST = 1.0
@@ -44,7 +44,7 @@ def server() -> Iterator[str]:
 
 
 def test_first_requests_are_made_before_the_window_opens(server: str) -> None:
-    loop = request_loop(
+    loop = RequestLoop(
         server,
         lambda client: client.request("GET", "/slow"),
         lambda client, _k, _n: client.request("GET", "/fast"),
