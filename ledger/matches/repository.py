@@ -19,7 +19,7 @@ from ledger.db.models import (
     MatchSeat,
     TranscriptRow,
 )
-from ledger.db.models.matches import LIVE_STATUSES
+from ledger.db.models.matches import LIVE_STATUSES, MatchStatus
 from ledger.db.prepared import Prepared
 from ledger.db.unit import DB, orm
 
@@ -85,16 +85,22 @@ _MATCHES = Match.__table__  # type: ignore[attr-defined]
 def _update_if_version(columns: tuple[str, ...]) -> Prepared:
     return Prepared(
         update(_MATCHES)
-        .where(_MATCHES.c.id == bindparam("match_id"), _MATCHES.c.version == bindparam("old"))
+        .where(
+            _MATCHES.c.id == bindparam("match_id"),
+            _MATCHES.c.version == bindparam("old"),
+            _MATCHES.c.status == bindparam("active"),
+        )
         .values({name: bindparam(f"set_{name}") for name in columns})
     )
 
 
 def update_match_if_version(db: DB, match_id: str, version: int, values: dict[str, Any]) -> bool:
-    """Write `values` only if the match is still at `version`; False if someone else moved first."""
+    """Write `values` only if the match is still active at `version`; False if someone else
+    moved first or the match ended meanwhile (a resignation, a timeout)."""
     statement = _update_if_version(tuple(sorted(values)))
     params = {f"set_{name}": value for name, value in values.items()}
-    return statement.execute(db, {**params, "match_id": match_id, "old": version}) == 1
+    keys = {"match_id": match_id, "old": version, "active": MatchStatus.ACTIVE.value}
+    return statement.execute(db, params | keys) == 1
 
 
 def update_match_if_status(db: Session, match_id: str, status: str, values: dict[str, Any]) -> bool:

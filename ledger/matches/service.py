@@ -20,7 +20,7 @@ import logging
 import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.attributes import set_committed_value
@@ -562,9 +562,7 @@ def _save_progress(
         values["state"] = state.to_json()
         values["state_version"] = new
     if not repo.update_match_if_version(db, match.id, old, values):
-        raise StaleTurn(
-            "another action was applied to this match first; reload and retry", version=old
-        )
+        _refuse_stale(db, match.id, old)
     now = utcnow()
     rows = [
         {
@@ -598,9 +596,24 @@ def _save_progress(
         _finish(orm(db), ctx, ended, seats, state, winner_seat=state.winner, reason=reason)
         return ended
     cache, match_id = ctx.cache, match.id
-    after_commit(db, lambda: cache.put(match_id, new, state))
+    row = match if isinstance(match, LiveMatch) else None  # an ORM row belongs to its session
+    after_commit(db, lambda: cache.put(match_id, new, state, row))
     _announce(db, ctx, match_id)
     return match
+
+
+def _refuse_stale(db: DB, match_id: str, version: int) -> NoReturn:
+    """Why the version-guarded write of a move found no match active at `version`: it ended
+    meanwhile (MatchNotActive), or another action was applied first (StaleTurn)."""
+    now = repo.live_match(db, match_id)
+    if now is not None and now.status != MatchStatus.ACTIVE:
+        raise MatchNotActive(
+            f"the match is {now.status} ({now.end_reason}), not active", status_now=now.status
+        )
+    raise StaleTurn(
+        "another action was applied to this match first; reload and retry",
+        version=version if now is None else now.version,
+    )
 
 
 def _orm(db: DB, match_id: str) -> Match:
@@ -651,8 +664,15 @@ def _active_seat(
     db: DB, ctx: Context, match_id: str, address: str, expected_version: int | None
 ) -> tuple[LiveMatch, list[MatchSeat], MatchSeat]:
     """The match, its seats and the caller's seat, if the match is active at
-    `expected_version` (when given) once the turn timeout is applied."""
-    match, seats = _live(db, ctx, match_id)
+    `expected_version` (when given) once the turn timeout is applied. The match is the row
+    this process cached when it wrote that version, if it holds one (no read), else read."""
+    held = None if expected_version is None else ctx.cache.row(match_id, expected_version)
+    if isinstance(held, LiveMatch):
+        # the row this process wrote at that version: the version-guarded UPDATE of the move
+        # (`_save_progress`) refuses it if the match moved on or ended meanwhile
+        match, seats = held, _seats_of(db, ctx, match_id, held.status)
+    else:
+        match, seats = _live(db, ctx, match_id)
     seat = seat_of(seats, address)
     if match.turn_deadline is not None and match.turn_deadline <= utcnow():
         expired, seats = get_match(db, match_id, ctx)
@@ -701,7 +721,9 @@ def submit_action(
         action, views = state.apply_move(move, seat.seat)
     except IllegalAction as exc:
         # apply_move leaves the state as it was: put it back
-        ctx.cache.put(match.id, match.version, state)
+        ctx.cache.put(
+            match.id, match.version, state, match if isinstance(match, LiveMatch) else None
+        )
         raise IllegalMove(exc.message, rule=exc.rule, action=move) from None
     except EngineError as exc:  # the state may be half-applied: drop it (the entry was taken)
         raise IllegalMove(str(exc), rule="engine.error", action=move) from None

@@ -23,19 +23,21 @@ if TYPE_CHECKING:
 
 class StateCache:
     """A bounded LRU of the latest engine state this process holds of each match, with its
-    version. Only a cache: the database (snapshot + actions) can always rebuild a state, and a
-    state behind the match's version is brought forward with the actions applied since (by
-    another process, say), so any process may serve any match."""
+    version and, when the move path wrote it, the match's row at that version. Only a cache:
+    the database (snapshot + actions) can always rebuild a state, and a state behind the
+    match's version is brought forward with the actions applied since (by another process,
+    say), so any process may serve any match."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._items: OrderedDict[str, tuple[int, GameState]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[int, GameState, object | None]] = OrderedDict()
         self._lock = threading.Lock()
 
     def take(self, match_id: str) -> tuple[int, GameState] | None:
-        """Remove and return the cached (version, state) of a match, if any."""
+        """Remove and return the cached (version, state) of a match, if any (its row goes too)."""
         with self._lock:
-            return self._items.pop(match_id, None)
+            item = self._items.pop(match_id, None)
+        return None if item is None else (item[0], item[1])
 
     def peek(self, match_id: str, version: int) -> GameState | None:
         """The cached state of a match if it is at `version`, without removing it (callers
@@ -47,16 +49,27 @@ class StateCache:
             self._items.move_to_end(match_id)
             return item[1]
 
-    def put(self, match_id: str, version: int, state: GameState) -> None:
-        """Cache the state of a match at `version` (evicting the least recently used beyond
-        `size`); an older version than the one cached is ignored."""
+    def row(self, match_id: str, version: int) -> object | None:
+        """The match's row as the move path last wrote it, if the cache holds the match at
+        `version` (callers must not mutate it)."""
+        with self._lock:
+            item = self._items.get(match_id)
+        return None if item is None or item[0] != version else item[2]
+
+    def put(self, match_id: str, version: int, state: GameState, row: object | None = None) -> None:
+        """Cache the state of a match at `version`, and its row at that version if given (a
+        row already held for that version is kept); evicts the least recently used beyond
+        `size`; an older version than the one cached is ignored."""
         if self.size <= 0:
             return
         with self._lock:
             held = self._items.get(match_id)
-            if held is not None and held[0] > version:
-                return
-            self._items[match_id] = (version, state)
+            if held is not None:
+                if held[0] > version:
+                    return
+                if row is None and held[0] == version:
+                    row = held[2]
+            self._items[match_id] = (version, state, row)
             self._items.move_to_end(match_id)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)

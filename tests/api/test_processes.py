@@ -140,6 +140,73 @@ def test_a_match_whose_moves_alternate_between_two_processes(
         c.close()
 
 
+def _refused(response: httpx.Response, slug: str) -> dict[str, Any]:
+    assert response.status_code == 409, response.text
+    problem: dict[str, Any] = response.json()
+    assert problem["type"].endswith("/" + slug), problem
+    return problem
+
+
+def test_a_process_holding_an_old_row_of_the_match_refuses_a_stale_move(
+    two_apis: tuple[Server, Server], evm_snapshot: AnvilNode, deployment: Deployment
+) -> None:
+    """Process A answers a move and keeps the match's row at the new version (it then skips
+    the read); B applies the next move. The same next move, sent to A at the version A holds,
+    is checked against A's row (signature, turn) and refused by the version-guarded write: 409
+    stale-turn naming the version now, nothing appended; A then serves the match as it is."""
+    clients, players, match = _match_on_both(two_apis, evm_snapshot, deployment)
+    match_id, version, turn, head = _position(match)
+    on_a = _on(players[turn], clients[0])
+    legal = on_a.get(f"/matches/{match_id}/legal-actions").json()
+    out = send_move(on_a, match_id, legal[0]["action"], version, head)  # A holds this version
+    match_id, version, turn, head = _position({"id": match_id, **out})
+    on_b = _on(players[turn], clients[1])
+    legal = on_b.get(f"/matches/{match_id}/legal-actions").json()
+    body = signed_move(on_b, match_id, legal[0]["action"], version, head)
+    applied = send_move(on_b, match_id, legal[0]["action"], version, head)
+    on_a = _on(players[turn], clients[0])
+    stale = _refused(on_a.post(f"/matches/{match_id}/actions", body), "stale-turn")
+    assert stale["version"] == applied["version"] == version + 1
+    log = on_a.get(f"/matches/{match_id}/actions", params={"limit": 1000}).json()
+    assert [a["index"] for a in log] == list(range(version + 1))
+    if applied["status"] == "active":  # A reads the match again and goes on from there
+        mover = _on(players[applied["current_player"]], clients[0])
+        legal = mover.get(f"/matches/{match_id}/legal-actions").json()
+        nxt = send_move(
+            mover, match_id, legal[0]["action"], applied["version"], applied["head_hash"]
+        )
+        assert nxt["version"] == version + 2
+    for c in clients:
+        c.close()
+
+
+def test_a_process_holding_a_row_of_a_match_ended_elsewhere_refuses_the_move(
+    two_apis: tuple[Server, Server], evm_snapshot: AnvilNode, deployment: Deployment
+) -> None:
+    """A holds the match's row after a move; the opponent resigns through B; the mover's next
+    move, sent to A at that version, is refused as the match is over (409 match-not-active,
+    finished), not as a stale turn, and the transcript ends with the resignation."""
+    clients, players, match = _match_on_both(two_apis, evm_snapshot, deployment)
+    match_id, version, turn, head = _position(match)
+    on_a = _on(players[turn], clients[0])
+    legal = on_a.get(f"/matches/{match_id}/legal-actions").json()
+    out = send_move(on_a, match_id, legal[0]["action"], version, head)
+    match_id, version, turn, head = _position({"id": match_id, **out})
+    assert out["status"] == "active"
+    mover = _on(players[turn], clients[0])
+    legal = mover.get(f"/matches/{match_id}/legal-actions").json()
+    body = signed_move(mover, match_id, legal[0]["action"], version, head)
+    resigner = _on(players[1 - turn], clients[1])
+    resignation = resigner.sessions[match_id].resignation(version, head)
+    r = resigner.post(f"/matches/{match_id}/resign", resignation)
+    assert r.status_code == 200 and r.json()["status"] == "finished", r.text
+    ended = _refused(mover.post(f"/matches/{match_id}/actions", body), "match-not-active")
+    assert ended["status_now"] == "finished"
+    assert mover.get(f"/matches/{match_id}").json()["version"] == version
+    for c in clients:
+        c.close()
+
+
 class _Stream:
     """A server-sent-event stream read in a thread: its events and comments as they arrive."""
 
