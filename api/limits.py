@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl
 
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.problems import problem_response
@@ -88,25 +89,28 @@ class InputLimitsMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        refusal, body = await self.admit(scope, receive)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+        elif body is None:
+            await self.app(scope, receive, send)
+        else:
+            await self.app(scope, _replay(body, receive), send)
+
+    async def admit(self, scope: Scope, receive: Receive) -> tuple[Response | None, bytes | None]:
+        """The request's whole body read within the limits (None when the method carries
+        none; a JSON document is parsed into the scope, PARSED_BODY), or the refusal to send."""
         headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
         path = scope.get("path", "")
         head = len(scope.get("raw_path", b"")) + len(scope.get("query_string", b"")) + 16
         head += sum(len(k) + len(v) + 4 for k, v in headers)
         if head > self.max_header_bytes:
-            response = problem_response(header_problem(self.max_header_bytes, path))
-            await response(scope, receive, send)
-            return
+            return problem_response(header_problem(self.max_header_bytes, path)), None
         try:
             _check_url(scope)
-            body = await self._read_body(scope, receive, headers)
+            return None, await self._read_body(scope, receive, headers)
         except MetaLedgerError as exc:
-            response = problem_response(exc.problem(instance=path), headers={"Connection": "close"})
-            await response(scope, receive, send)
-            return
-        if body is None:
-            await self.app(scope, receive, send)
-            return
-        await self.app(scope, _replay(body, receive), send)
+            return problem_response(exc.problem(instance=path), {"Connection": "close"}), None
 
     async def _read_body(
         self, scope: Scope, receive: Receive, headers: list[tuple[bytes, bytes]]

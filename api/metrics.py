@@ -67,22 +67,25 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         finally:
-            route: Any = scope.get("route")
-            template = getattr(route, "path", None) or "unmatched"
-            method = scope.get("method", "GET")
-            code = status["code"]
-            count = self._counts.get((method, template, code))
-            if count is None:
-                count = REQUESTS.labels(method, template, str(code))
-                if len(self._counts) < _CACHED_SERIES:
-                    self._counts[method, template, code] = count
-            count.inc()
-            latency = self._latencies.get((method, template))
-            if latency is None:
-                latency = LATENCY.labels(method, template)
-                if len(self._latencies) < _CACHED_SERIES:
-                    self._latencies[method, template] = latency
-            latency.observe(time.perf_counter() - start)
+            self.observe(scope, status["code"], start)
+
+    def observe(self, scope: Scope, code: int, start: float) -> None:
+        """Count a request answered with `code` and time it from `start` (perf_counter)."""
+        route: Any = scope.get("route")
+        template = getattr(route, "path", None) or "unmatched"
+        method = scope.get("method", "GET")
+        count = self._counts.get((method, template, code))
+        if count is None:
+            count = REQUESTS.labels(method, template, str(code))
+            if len(self._counts) < _CACHED_SERIES:
+                self._counts[method, template, code] = count
+        count.inc()
+        latency = self._latencies.get((method, template))
+        if latency is None:
+            latency = LATENCY.labels(method, template)
+            if len(self._latencies) < _CACHED_SERIES:
+                self._latencies[method, template] = latency
+        latency.observe(time.perf_counter() - start)
 
 
 def record_health(report: HealthReport) -> None:

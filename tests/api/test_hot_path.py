@@ -8,6 +8,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from api.hotroute import HotPath
+from api.limits import InputLimitsMiddleware
+from api.metrics import MetricsMiddleware
 from ledger.matches import service as matches
 from tests.api.conftest import PLAYER_KEYS, LiveServer
 from tests.api.helpers import Player, sign_in
@@ -80,3 +83,14 @@ def test_an_unexpected_error_is_the_500_problem(
             body = _problem(fresh.get(path, headers=player.headers), 500)
         assert body["detail"] == "an unexpected error occurred; it has been logged"
         assert "secret" not in str(body)
+
+
+def test_the_apps_metrics_and_input_limits_run_in_line_on_the_hot_path() -> None:
+    """`api.app` adds exactly metrics, then input limits: the hot path calls their steps in
+    line (the tests above then check that what a client sees is unchanged)."""
+    from api.app import create_app
+
+    entry = create_app().build_middleware_stack()
+    assert isinstance(entry, HotPath)
+    assert isinstance(entry.metrics, MetricsMiddleware)
+    assert isinstance(entry.limits, InputLimitsMiddleware)
