@@ -103,14 +103,22 @@ def update_match_if_version(db: DB, match_id: str, version: int, values: dict[st
     return statement.execute(db, params | keys) == 1
 
 
-def update_match_if_status(db: Session, match_id: str, status: str, values: dict[str, Any]) -> bool:
-    """Write `values` only if the match still has `status`."""
-    result = db.execute(
+@lru_cache(maxsize=64)
+def _update_if_status(columns: tuple[str, ...]) -> Prepared:
+    return Prepared(
         update(_MATCHES)
-        .where(_MATCHES.c.id == match_id, _MATCHES.c.status == status)
-        .values(**values)
+        .where(_MATCHES.c.id == bindparam("match_id"), _MATCHES.c.status == bindparam("old"))
+        .values({name: bindparam(f"set_{name}") for name in columns})
     )
-    return bool(getattr(result, "rowcount", 0) == 1)
+
+
+def update_match_if_status(db: Session, match_id: str, status: str, values: dict[str, Any]) -> bool:
+    """Write `values` only if the match still has `status` (one prepared UPDATE per set of
+    columns, after the unit's pending writes, as Session.execute would)."""
+    db.flush()
+    statement = _update_if_status(tuple(sorted(values)))
+    params = {f"set_{name}": value for name, value in values.items()}
+    return statement.execute(db, params | {"match_id": match_id, "old": status}) == 1
 
 
 _ACTIONS = MatchAction.__table__  # type: ignore[attr-defined]
