@@ -29,7 +29,7 @@ from api.routes import (
 from api.timeouts import TimeoutSweeper
 from ledger.catalogue.service import sync_card_designs
 from ledger.chain.client import ChainClient
-from ledger.db import get_engine, run_unit
+from ledger.db import get_engine, keep_connection, run_unit
 from ledger.db.migrations import require_latest
 from ledger.errors import Conflict
 from ledger.protocol.untrusted import restore_recursion_limit
@@ -69,6 +69,8 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
         s = settings or get_settings()
         engine = get_engine(s.resolved_database_url)
         ctx = Context.create(s, engine, chain)
+        # the hot routes' units run on this (the event loop's) thread: one connection kept
+        kept = keep_connection(engine)
         try:
             _prepare_database(engine)
             app.state.ctx = ctx
@@ -84,6 +86,8 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
                 ctx.events.stop()
                 sweeper.stop()
         finally:
+            if kept is not None:
+                kept.release()
             if chain is None:
                 ctx.chain.close()
 

@@ -3,8 +3,10 @@
 from ledger.db.engine import create_all, dispose_engine, get_engine, make_engine, normalise_url
 from ledger.db.unit import (
     DB,
+    KeptConnection,
     Transaction,
     after_commit,
+    keep_connection,
     keep_on_refusal,
     lean_unit,
     orm,
@@ -15,11 +17,13 @@ from ledger.db.unit import (
 
 __all__ = [
     "DB",
+    "KeptConnection",
     "Transaction",
     "after_commit",
     "create_all",
     "dispose_engine",
     "get_engine",
+    "keep_connection",
     "keep_on_refusal",
     "lean_unit",
     "make_engine",

@@ -69,6 +69,14 @@ def begin_transaction(engine: Engine, fairy: PoolProxiedConnection, *, write: bo
         raise DBAPIError.instance(statement, None, exc, sqlite3.Error) from exc
 
 
+def release_write_lock(engine: Engine, fairy: PoolProxiedConnection) -> None:
+    """Give back SQLite's file write lock a connection holds (the pool does it at check-in;
+    a connection kept checked out between transactions needs it done here)."""
+    lock = _WRITE_LOCKS.get(engine.pool)
+    if lock is not None:
+        lock.release(fairy.info)
+
+
 def _sqlite_begin(engine: Engine) -> Any:
     def begin(conn: Any) -> None:
         write = bool(conn.get_execution_options().get("metaledger_write"))

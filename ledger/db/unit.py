@@ -18,6 +18,7 @@ the unit then commits before the refusal propagates.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,7 +30,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.pool import PoolProxiedConnection
 from sqlmodel import Session
 
-from ledger.db.engine import begin_transaction
+from ledger.db.engine import begin_transaction, release_write_lock
 from ledger.errors import Conflict, MetaLedgerError, ServiceUnavailable
 
 T = TypeVar("T")
@@ -77,11 +78,78 @@ def unit_of_work(engine: Engine, *, write: bool = True) -> Iterator[Session]:
         session.close()
 
 
+class KeptConnection:
+    """The one SQLite connection lean units on one thread keep checked out between them (the
+    API's event loop runs every hot request's unit on its thread): taking it and putting it back
+    costs an attribute, where the pool's check-out and check-in (events, reset, the write lock's
+    release) cost more than a move's statements. `keep_connection` makes one."""
+
+    __slots__ = ("engine", "fairy", "thread")
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.thread = threading.get_ident()
+        self.fairy: PoolProxiedConnection | None = None
+
+    def take(self) -> PoolProxiedConnection | None:
+        """The kept connection, if this is its thread and it is free (it is then in use)."""
+        fairy = self.fairy
+        if fairy is None or threading.get_ident() != self.thread:
+            return None
+        self.fairy = None
+        return fairy if fairy.is_valid else None
+
+    def put_back(self, fairy: PoolProxiedConnection) -> bool:
+        """Keep `fairy` (its transaction ended, its write lock given back); False when it is not
+        to be kept (another thread's, invalid, still in a transaction, or one is kept already)."""
+        if (
+            self.fairy is not None
+            or threading.get_ident() != self.thread
+            or not fairy.is_valid
+            or fairy.driver_connection is None
+            or fairy.driver_connection.in_transaction
+        ):
+            return False
+        release_write_lock(self.engine, fairy)
+        self.fairy = fairy
+        return True
+
+    def release(self) -> None:
+        """Stop keeping a connection, and return the one kept to the pool (shutdown, tests)."""
+        if _KEPT.get(self.engine) is self:
+            del _KEPT[self.engine]
+        fairy, self.fairy = self.fairy, None
+        if fairy is not None:
+            fairy.close()
+
+
+_KEPT: weakref.WeakKeyDictionary[Engine, KeptConnection] = weakref.WeakKeyDictionary()
+
+
+def keep_connection(engine: Engine) -> KeptConnection | None:
+    """Let the lean units this thread runs on a SQLite `engine` keep one connection checked out
+    between them (None for other databases, whose pool checks a connection's health at each
+    check-out); `release()` it before the engine is disposed."""
+    if engine.dialect.name != "sqlite":
+        return None
+    kept = _KEPT[engine] = KeptConnection(engine)
+    return kept
+
+
 class Transaction:
     """One transaction on a pooled DB-API connection (the lean unit of work's handle): prepared
     statements (`ledger.db.prepared`) run on `driver`; `orm` joins an ORM Session to it."""
 
-    __slots__ = ("_connection", "_session", "dialect", "driver", "engine", "fairy", "info")
+    __slots__ = (
+        "_connection",
+        "_kept",
+        "_session",
+        "dialect",
+        "driver",
+        "engine",
+        "fairy",
+        "info",
+    )
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -91,10 +159,13 @@ class Transaction:
         self.driver: Any = None
         self._connection: Connection | None = None
         self._session: Session | None = None
+        self._kept = _KEPT.get(engine)
 
     def begin(self, *, write: bool) -> None:
-        """Check a connection out of the pool and begin (SQLite's write lock for a writer)."""
-        self.fairy = self._driver_call(self.engine.raw_connection)
+        """Take the thread's kept connection or check one out of the pool, and begin (SQLite's
+        write lock for a writer)."""
+        kept = None if self._kept is None else self._kept.take()
+        self.fairy = kept or self._driver_call(self.engine.raw_connection)
         self.driver = self.fairy.driver_connection
         begin_transaction(self.engine, self.fairy, write=write)
 
@@ -129,12 +200,13 @@ class Transaction:
         return _kept(self.info) or joined
 
     def close(self) -> None:
-        """Give the connection back to the pool (which releases SQLite's write lock)."""
+        """Give the connection back to the thread's kept place, or to the pool (either releases
+        SQLite's write lock)."""
         if self._session is not None:
             self._session.close()
         if self._connection is not None:
             self._connection.close()  # returns the pooled connection it wraps
-        elif self.fairy is not None:
+        elif self.fairy is not None and not (self._kept and self._kept.put_back(self.fairy)):
             self.fairy.close()
         self.fairy = self.driver = self._connection = self._session = None
 

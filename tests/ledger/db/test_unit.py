@@ -185,6 +185,56 @@ def test_a_lean_writer_holds_the_sqlite_write_lock_until_it_ends(tmp_path: Path)
         engine.dispose()
 
 
+def test_a_kept_connection_serves_the_lean_units_of_its_thread(tmp_path: Path) -> None:
+    """With `keep_connection`, the lean units of the thread that asked reuse one SQLite
+    connection (checked out once), give back the write lock between units (another thread's
+    writer goes on meanwhile), roll back and keep it after an error; units on another thread
+    and a unit that joins an ORM Session use the pool; `release` returns it to the pool."""
+    from ledger.db import create_all, keep_connection
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'kept.db'}")
+    create_all(engine)
+    pool: Any = engine.pool
+    kept = keep_connection(engine)
+    assert kept is not None
+    try:
+        drivers = []
+        for address in ("0xA", "0xB"):
+            with lean_unit(engine) as tx:
+                _insert(tx, address)
+                drivers.append(tx.driver)
+        assert drivers[0] is drivers[1] and pool.checkedout() == 1
+        other = threading.Thread(target=run_lean, args=(engine, lambda tx: _insert(tx, "0xC")))
+        other.start()
+        other.join(5)  # not held up: the kept connection holds no write lock between units
+        assert not other.is_alive() and pool.checkedout() == 1
+        with pytest.raises(RuntimeError), lean_unit(engine) as tx:
+            _insert(tx, "0xD")
+            raise RuntimeError("boom")
+        with lean_unit(engine) as tx:
+            assert tx.driver is drivers[0]  # rolled back and kept
+            _add(tx, "0xE")  # an ORM Session joined: the connection goes back to the pool
+        assert kept.fairy is None and pool.checkedout() == 0
+        run_lean(engine, lambda tx: _insert(tx, "0xF"))
+        assert kept.fairy is not None and pool.checkedout() == 1
+        assert _addresses(engine) == ["0xA", "0xB", "0xC", "0xE", "0xF"]
+        kept.release()
+        run_lean(engine, lambda tx: _insert(tx, "0xG"))  # no longer kept
+        assert pool.checkedout() == 0
+    finally:
+        kept.release()
+        engine.dispose()
+
+
+def test_only_sqlite_keeps_a_connection(database_url: str) -> None:
+    from ledger.db import get_engine, keep_connection
+
+    kept = keep_connection(get_engine(database_url))
+    assert (kept is not None) == database_url.startswith("sqlite")
+    if kept is not None:
+        kept.release()
+
+
 def test_the_api_requires_the_latest_schema(database_url: str) -> None:
     engine = make_engine(database_url)
     try:
