@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from sqlalchemy import Engine
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api import docs, pages, problems
 from api.hotroute import HotPath
@@ -59,6 +59,21 @@ class MetaLedgerApp(FastAPI):
     def build_middleware_stack(self) -> ASGIApp:
         """The full stack behind the hot routes' lean path."""
         return HotPath(self, super().build_middleware_stack(), matches.hot.routes)  # type: ignore[arg-type]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """An HTTP request goes straight to the stack (as Starlette's entry does) when FastAPI's
+        native telemetry was off when the stack was built, at the first request: FastAPI asks
+        OpenTelemetry's providers again on every request (environment look-ups, ≈ 20 µs) to
+        find out whether it is on. Telemetry is configured before the API serves; anything
+        else, or a telemetry that was on, takes FastAPI's entry."""
+        stack = self.middleware_stack
+        if scope["type"] == "http" and isinstance(stack, HotPath) and stack.enabled:
+            if self.root_path:
+                scope["root_path"] = self.root_path
+            scope["app"] = self
+            await stack(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
 
 
 def create_app(settings: Settings | None = None, *, chain: ChainClient | None = None) -> FastAPI:

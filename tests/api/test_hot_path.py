@@ -5,6 +5,8 @@ takes exactly goes the full way; an unexpected error is the 500 problem (no stac
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 
@@ -94,3 +96,33 @@ def test_the_apps_metrics_and_input_limits_run_in_line_on_the_hot_path() -> None
     assert isinstance(entry, HotPath)
     assert isinstance(entry.metrics, MetricsMiddleware)
     assert isinstance(entry.limits, InputLimitsMiddleware)
+
+
+def test_fastapis_telemetry_check_runs_once_not_per_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """FastAPI asks OpenTelemetry on every request whether its native telemetry is on; the app
+    asks when its stack is built (first request), then serves HTTP straight through it."""
+    from api.app import create_app
+
+    app = create_app()
+    asked: list[bool] = []
+    check = app._native_telemetry.enabled  # type: ignore[attr-defined]
+
+    def counted() -> bool:
+        asked.append(True)
+        return bool(check())
+
+    monkeypatch.setattr(app._native_telemetry, "enabled", counted)  # type: ignore[attr-defined]
+
+    async def five_requests() -> list[httpx.Response]:
+        # no lifespan: only routing and problems are used
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+            return [await c.get("/no-such-page") for _ in range(5)]
+
+    for missing in asyncio.run(five_requests()):
+        assert missing.status_code == 404
+        assert missing.headers["content-type"] == "application/problem+json"
+    assert len(asked) == 2  # FastAPI's entry at the first request, HotPath when built
+    assert isinstance(app.middleware_stack, HotPath) and app.middleware_stack.enabled
