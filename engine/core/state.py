@@ -24,9 +24,13 @@ Viewer = int | None
 VIEWERS: tuple[Viewer, ...] = (0, 1, None)
 
 
+#: one encoder for every call (`json.dumps` with these options builds a new one per call)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(data: Any) -> bytes:
     """Serialise JSON-able data canonically (sorted keys, no spaces, UTF-8)."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _CANONICAL.encode(data).encode()
 
 
 _INT64: dict[int, struct.Struct] = {}
