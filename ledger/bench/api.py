@@ -279,6 +279,7 @@ def run(
     move_seconds = min(seconds, 15.0)
     spy = _Profiler(profile)
     out: dict[str, Any] = {}
+    done = False
     try:
         stack.start()
         deck_keys, match_keys = stack.keys[:wallets], stack.keys[wallets:]
@@ -363,6 +364,7 @@ def run(
             "cpus": os.cpu_count(),
             "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         }
+        done = True
         return out
     finally:
-        stack.stop()
+        stack.stop(keep_files=not done)

@@ -5,6 +5,7 @@ and server processes (`python -m api`, or the bare baseline app), all in one tem
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -178,11 +179,15 @@ class BenchStack:
         self.servers.append(server)
         return server.wait()
 
-    def stop(self) -> None:
-        """Stop every server, the database server and Anvil."""
+    def stop(self, *, keep_files: bool = True) -> None:
+        """Stop every server, the database server and Anvil; then remove the folder (databases,
+        logs: tens to hundreds of MB) unless `keep_files` (a failed run: its errors name the
+        logs in it)."""
         for server in self.servers:
             server.stop()
         if self.postgres is not None:
             self.postgres.stop()
         if self.anvil is not None:
             self.anvil.stop()
+        if not keep_files:
+            shutil.rmtree(self.tmp, ignore_errors=True)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -146,6 +147,7 @@ def run(
     made = _make_bundles(folder, bundles, wallets, batch_size)
     stack = made.pop("stack")
     anvil = stack.anvil
+    done = False
     try:
         seconds, cpu, status, tail = _verify_seconds([str(folder)], anvil.rpc_url, jobs)
         if status != 0:
@@ -155,7 +157,7 @@ def run(
         )
         if single_status != 0:
             raise RuntimeError(f"metaledger verify FILE exited {single_status}: {single_tail}")
-        return {
+        out = {
             "bundles": bundles,
             "bundles_per_s": round(bundles / seconds, 1),
             "verify_seconds": round(seconds, 2),
@@ -174,5 +176,10 @@ def run(
                 "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
             },
         }
+        done = True
+        return out
     finally:
-        stack.stop()
+        # a run that failed keeps its folders (the errors name the logs and bundles in them)
+        stack.stop(keep_files=not done)
+        if done:
+            shutil.rmtree(tmp, ignore_errors=True)

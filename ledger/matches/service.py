@@ -6,8 +6,9 @@ only once every seat has committed. The engine seed is
 `uint256(keccak256(operatorSecret ‖ secret0 ‖ secret1))`, so no single party chooses it.
 
 Concurrency: `matches.version` counts applied actions; an action is written with
-`UPDATE ... WHERE version = <the version it was validated against>` and each action index is a
-primary key, so of two submissions of the same turn exactly one applies (the other gets 409).
+`UPDATE ... WHERE version = <the version it was validated against> AND status = 'active'` and
+each action index is a primary key, so of two submissions of the same turn exactly one applies
+(the other gets 409).
 
 Timeouts: whoever must act (commit, reveal, or move) has `turn_timeout_seconds`; after that,
 an active match is lost by the idle player (end reason "timeout"), a match still seeding is
@@ -40,12 +41,10 @@ from engine import (
 )
 from ledger.catalogue.service import load_game, token_ids
 from ledger.db import DB, after_commit, keep_on_refusal, orm
-from ledger.db.models import DeckCommitment, Match, MatchAction, MatchSeat, MatchStatus, utcnow
-from ledger.decks import repository as decks_repo
+from ledger.db.models import Match, MatchAction, MatchSeat, MatchStatus, utcnow
 from ledger.decks.received import held_copies_received
 from ledger.decks.service import (
     check_rules,
-    get_deck,
     live_requirements,
     read_holdings,
     refuse_held_elsewhere,
@@ -53,7 +52,6 @@ from ledger.decks.service import (
 )
 from ledger.errors import (
     Conflict,
-    CopiesCommitted,
     Forbidden,
     IllegalMove,
     InvalidInput,
@@ -68,6 +66,7 @@ from ledger.matches import signing
 from ledger.matches.options import check_options
 from ledger.matches.outcomes import AppliedAction, MoveOutcome
 from ledger.matches.repository import AnyMatch, LiveMatch
+from ledger.matches.seat_decks import check_copies_free, player_seat, usable_deck
 from ledger.matches.states import SNAPSHOT_EVERY, load_state
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import bytes32, to_hex
@@ -227,48 +226,6 @@ def _match_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any]
     return {**game.default_options, **extra}
 
 
-def _check_copies_free(
-    db: Session, game: Game, deck: DeckCommitment, exclude_match: str | None = None
-) -> None:
-    """The deck's copies plus the owner's other live matches fit in what the deck's check saw."""
-    decks_repo.lock_wallet(db, deck.owner)
-    committed = live_requirements(db, game, deck.owner, exclude_match)
-    short = shortfalls(deck.required, deck.held, committed, token_ids(game.name))
-    if short:
-        raise CopiesCommitted(
-            f"{len(short)} of the deck's cards are already committed to your other live matches "
-            f"(balances as of block {deck.block_number})",
-            cards=short,
-            block_number=deck.block_number,
-            block_hash=deck.block_hash,
-        )
-
-
-def _usable_deck(db: Session, game: Game, deck_id: str, owner: str) -> DeckCommitment:
-    deck = get_deck(db, deck_id, owner)
-    if deck.game != game.name:
-        raise InvalidInput(
-            f"deck {deck_id} is a {deck.game} deck, not {game.name}", field="deck_id"
-        )
-    if deck.ruleset_version != game.ruleset_version:
-        raise Conflict(
-            f"deck {deck_id} was checked under ruleset {deck.ruleset_version}; register it again"
-        )
-    return deck
-
-
-def _player_seat(match: Match, seat: int, deck: DeckCommitment) -> MatchSeat:
-    """Seat `seat` of `match`, taken by the owner of `deck` with that deck."""
-    return MatchSeat(
-        match_id=match.id,
-        seat=seat,
-        address=deck.owner,
-        deck_id=deck.id,
-        deck_hash=deck.deck_hash,
-        cards=dict(deck.cards),
-    )
-
-
 def create_match(
     db: Session,
     ctx: Context,
@@ -286,9 +243,9 @@ def create_match(
     if opponent == "bot" and bot not in BOT_NAMES:
         raise InvalidInput(f"bot must be one of {', '.join(BOT_NAMES)}", field="bot")
     merged = _match_options(game, options)
-    deck = _usable_deck(db, game, deck_id, creator)
+    deck = usable_deck(db, game, deck_id, creator)
     check_rules(game, deck.cards, merged)  # e.g. the agreed number of Token cards
-    _check_copies_free(db, game, deck)
+    check_copies_free(db, game, deck)
     operator_secret = secrets.token_bytes(32)
     now = utcnow()
     match = Match(
@@ -306,7 +263,7 @@ def create_match(
         turn_deadline=_deadline(ctx) if opponent == "bot" else None,
         created_at=now,
     )
-    rows: list[Any] = [match, _player_seat(match, 0, deck)]
+    rows: list[Any] = [match, player_seat(match, 0, deck)]
     if opponent == "bot":
         bot_deck = {k: int(v) for k, v in sorted(game.starter_decks[1].items())}
         bot_secret = secrets.token_bytes(32)
@@ -336,14 +293,14 @@ def join_match(db: Session, ctx: Context, match_id: str, address: str, deck_id: 
     if any(s.address == address for s in seats):
         raise Conflict("you already sit in this match")
     game = load_game(match.game)
-    deck = _usable_deck(db, game, deck_id, address)
+    deck = usable_deck(db, game, deck_id, address)
     check_rules(game, deck.cards, match.options)
-    _check_copies_free(db, game, deck)
+    check_copies_free(db, game, deck)
     values = {"status": MatchStatus.SEEDING.value, "turn_deadline": _deadline(ctx)}
     if not repo.update_match_if_status(db, match.id, MatchStatus.OPEN.value, values):
         raise Conflict("someone else took the seat first")
     _sync(match, values)
-    seat = _player_seat(match, 1, deck)
+    seat = player_seat(match, 1, deck)
     try:
         repo.add(db, seat)
     except IntegrityError:

@@ -4,6 +4,10 @@ the deck phases, and the RSS of a (short) soak."""
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from ledger.bench.api import run
@@ -12,10 +16,20 @@ pytestmark = pytest.mark.chain
 
 
 @pytest.mark.slow
-def test_bench_api_smoke() -> None:
+def test_bench_api_smoke(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    folder, real = tmp_path / "stack", tempfile.mkdtemp
+
+    def mkdtemp(*args: Any, prefix: str = "", **kwargs: Any) -> str:
+        if prefix != "metaledger-bench-api-":
+            return real(*args, prefix=prefix, **kwargs)
+        folder.mkdir()
+        return str(folder)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
     out = run(
         seconds=1.0, rate=20.0, clients=2, minutes=0.05, processes=2, match_clients=2, wallets=4
     )
+    assert not folder.exists()  # its databases and logs removed after a run that passed
     for key in (
         "baseline_per_s",
         "baseline_cpu_ms_per_request",

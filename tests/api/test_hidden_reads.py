@@ -140,13 +140,20 @@ def test_every_read_of_a_live_match_is_the_readers_projection(
     game_name: str, opponent: str, client: httpx.Client, anvil: AnvilNode, deployment: Deployment
 ) -> None:
     start = _duel if opponent == "wallet" else _versus_bot
-    players, match_id = start(client, anvil, deployment, game_name)
-    reads = Reads()
-    _play(players, match_id, reads)
-    first = next(iter(players.values()))
-    transcript = first.get(f"/matches/{match_id}/transcript").json()
-    assert transcript["format"] == "metaledger.transcript/3"
-    checked = _check(game_name, transcript, reads)
-    # every read was compared (none fell outside the transcript), and there were many
-    assert checked == 2 * len(reads.views) + len(reads.entries)
-    assert len(reads.views) >= 10 and reads.entries
+    views = 0
+    # the seeds are random: a match the game ends within a few actions (≈ 1 in 30 against the
+    # greedy MetaMasters bot) is checked too, and another one played, until there were many reads
+    for _ in range(5):
+        players, match_id = start(client, anvil, deployment, game_name)
+        reads = Reads()
+        _play(players, match_id, reads)
+        first = next(iter(players.values()))
+        transcript = first.get(f"/matches/{match_id}/transcript").json()
+        assert transcript["format"] == "metaledger.transcript/3"
+        checked = _check(game_name, transcript, reads)
+        # every read was compared (none fell outside the transcript)
+        assert checked == 2 * len(reads.views) + len(reads.entries) and reads.entries
+        views += len(reads.views)
+        if views >= 10:
+            break
+    assert views >= 10
