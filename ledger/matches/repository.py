@@ -82,43 +82,39 @@ _MATCHES = Match.__table__  # type: ignore[attr-defined]
 
 
 @lru_cache(maxsize=64)
-def _update_if_version(columns: tuple[str, ...]) -> Prepared:
+def _guarded_update(guards: tuple[str, ...], columns: tuple[str, ...]) -> Prepared:
+    """UPDATE of a match's `columns` where its `guards` columns still hold the values given
+    (bound as `was_<name>`): one prepared statement per pair of column sets."""
     return Prepared(
         update(_MATCHES)
         .where(
             _MATCHES.c.id == bindparam("match_id"),
-            _MATCHES.c.version == bindparam("old"),
-            _MATCHES.c.status == bindparam("active"),
+            *(_MATCHES.c[name] == bindparam(f"was_{name}") for name in guards),
         )
         .values({name: bindparam(f"set_{name}") for name in columns})
     )
 
 
+def _update_if(db: DB, match_id: str, guards: dict[str, Any], values: dict[str, Any]) -> bool:
+    """Write `values` only if the match's `guards` columns still hold their values."""
+    statement = _guarded_update(tuple(guards), tuple(sorted(values)))
+    params = {f"set_{name}": value for name, value in values.items()}
+    params |= {f"was_{name}": value for name, value in guards.items()}
+    return statement.execute(db, params | {"match_id": match_id}) == 1
+
+
 def update_match_if_version(db: DB, match_id: str, version: int, values: dict[str, Any]) -> bool:
     """Write `values` only if the match is still active at `version`; False if someone else
     moved first or the match ended meanwhile (a resignation, a timeout)."""
-    statement = _update_if_version(tuple(sorted(values)))
-    params = {f"set_{name}": value for name, value in values.items()}
-    keys = {"match_id": match_id, "old": version, "active": MatchStatus.ACTIVE.value}
-    return statement.execute(db, params | keys) == 1
-
-
-@lru_cache(maxsize=64)
-def _update_if_status(columns: tuple[str, ...]) -> Prepared:
-    return Prepared(
-        update(_MATCHES)
-        .where(_MATCHES.c.id == bindparam("match_id"), _MATCHES.c.status == bindparam("old"))
-        .values({name: bindparam(f"set_{name}") for name in columns})
-    )
+    guards = {"version": version, "status": MatchStatus.ACTIVE.value}
+    return _update_if(db, match_id, guards, values)
 
 
 def update_match_if_status(db: Session, match_id: str, status: str, values: dict[str, Any]) -> bool:
-    """Write `values` only if the match still has `status` (one prepared UPDATE per set of
-    columns, after the unit's pending writes, as Session.execute would)."""
+    """Write `values` only if the match still has `status` (after the unit's pending writes, as
+    Session.execute would)."""
     db.flush()
-    statement = _update_if_status(tuple(sorted(values)))
-    params = {f"set_{name}": value for name, value in values.items()}
-    return statement.execute(db, params | {"match_id": match_id, "old": status}) == 1
+    return _update_if(db, match_id, {"status": status}, values)
 
 
 _ACTIONS = MatchAction.__table__  # type: ignore[attr-defined]

@@ -678,9 +678,7 @@ def submit_action(
         action, views = state.apply_move(move, seat.seat)
     except IllegalAction as exc:
         # apply_move leaves the state as it was: put it back
-        ctx.cache.put(
-            match.id, match.version, state, match if isinstance(match, LiveMatch) else None
-        )
+        ctx.cache.put(match.id, match.version, state, match)
         raise IllegalMove(exc.message, rule=exc.rule, action=move) from None
     except EngineError as exc:  # the state may be half-applied: drop it (the entry was taken)
         raise IllegalMove(str(exc), rule="engine.error", action=move) from None
