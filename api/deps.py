@@ -13,6 +13,7 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from ledger.auth import service as auth
+from ledger.chain.transport import ChainReadDeferred, deferring_chain_reads
 from ledger.db import Transaction, run_lean, run_unit
 from ledger.errors import Unauthorized
 from ledger.runtime.context import Context
@@ -36,6 +37,24 @@ async def get_context(request: Request) -> Context:
 def run(ctx: Context, work: Callable[[Session], T], *, write: bool = True) -> T:
     """Run `work` in the request's one unit of work (`ledger.db.unit`)."""
     return run_unit(ctx.db, work, write=write)
+
+
+async def run_local(ctx: Context, work: Callable[[Session], T], *, write: bool = True) -> T:
+    """Run `work` in the request's one unit of work on the event loop's thread, as long as it
+    needs only the database; a unit that asks for a chain read is rolled back before the read
+    and run again, whole, in the thread pool, where the node's answer may be awaited.
+
+    A match's setup and end (create, join, commit, reveal, resign) are a few database
+    statements: handed to a worker thread, each also cost a thread hop and, while the event loop
+    serves moves, the two threads' contention for the GIL (context switches on both sides),
+    which together cost more than the work. The last reveal pins a fresh block and reads the
+    decks' balances there, so it always runs in the thread pool, after a first try that stops
+    at that read."""
+    try:
+        with deferring_chain_reads():
+            return run(ctx, work, write=write)
+    except ChainReadDeferred:
+        return await run_in_threadpool(run, ctx, work, write=write)
 
 
 def run_hot(ctx: Context, work: Callable[[Transaction], T], *, write: bool = True) -> T:

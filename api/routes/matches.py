@@ -10,9 +10,10 @@ from typing import Annotated, Any, Concatenate, ParamSpec
 from fastapi import APIRouter, Path, Query, Response
 from pydantic_core import to_json
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
 from api import present, ratelimit, schemas
-from api.deps import Caller, Ctx, Token, run, run_hot
+from api.deps import Caller, Ctx, Token, run, run_hot, run_local
 from api.hotroute import HotRoute
 from api.metrics import ACTIONS, RESULTS
 from ledger.auth import service as auth
@@ -21,6 +22,7 @@ from ledger.db.models import Match, MatchStatus
 from ledger.errors import NotFound
 from ledger.matches import service as matches
 from ledger.matches import signing
+from ledger.matches.starting import read_start
 from ledger.protocol import eip712
 from ledger.protocol.untrusted import INT64_MAX
 from ledger.results import service as results
@@ -48,7 +50,7 @@ def _out(ctx: Ctx, seated: matches.Seated, caller: str, status: int = 200) -> Re
     return Response(to_json(out), status_code=status, media_type="application/json")
 
 
-def _act(
+async def _act(
     ctx: Ctx,
     match_id: str,
     caller: str,
@@ -58,14 +60,14 @@ def _act(
 ) -> Response:
     """Apply the caller's `change` (a matches service function, called as `change(db, ctx,
     match_id, caller, *args)`) and answer with the match as the caller sees it, in one
-    transaction."""
-    return run(
+    transaction (on the event loop's thread unless it reads the chain: `run_local`)."""
+    return await run_local(
         ctx, lambda db: _out(ctx, change(db, ctx, match_id, caller, *args, **kwargs), caller)
     )
 
 
 @router.post("", response_model=schemas.MatchOut, status_code=201)
-def create(body: schemas.MatchIn, ctx: Ctx, caller: Caller) -> Response:
+async def create(body: schemas.MatchIn, ctx: Ctx, caller: Caller) -> Response:
     """Create a match: your deck in seat 0, seat 1 open or the operator's bot. The operator's
     seed commitment is published here, before any player commits."""
 
@@ -75,7 +77,7 @@ def create(body: schemas.MatchIn, ctx: Ctx, caller: Caller) -> Response:
         )
         return _out(ctx, seated, caller, status=201)
 
-    return run(ctx, work)
+    return await run_local(ctx, work)
 
 
 @router.get("", response_model=list[schemas.MatchOut])
@@ -97,7 +99,7 @@ def listing(
 
 
 @router.get("/{match_id}", response_model=schemas.MatchOut)
-def one(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
+async def one(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     """A match's public state (turn timeouts are applied first)."""
 
     def work(db: Session) -> schemas.MatchOut:
@@ -105,31 +107,35 @@ def one(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
         matches.enforce_timeout(db, ctx, match, seats)
         return present.match(match, seats, caller, _domain(ctx), ctx.signer.address)
 
-    return run(ctx, work)
+    return await run_local(ctx, work)
 
 
 @router.post("/{match_id}/join", response_model=schemas.MatchOut)
-def join(match_id: MatchId, body: schemas.JoinIn, ctx: Ctx, caller: Caller) -> Response:
+async def join(match_id: MatchId, body: schemas.JoinIn, ctx: Ctx, caller: Caller) -> Response:
     """Take the open seat with your deck."""
-    return _act(ctx, match_id, caller, matches.join_match, body.deck_id)
+    return await _act(ctx, match_id, caller, matches.join_match, body.deck_id)
 
 
 @router.post("/{match_id}/commit", response_model=schemas.MatchOut)
-def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, caller: Caller) -> Response:
+async def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, caller: Caller) -> Response:
     """Commit to your seed secret keccak256(secret) and authorize your session key for this
     seat: your wallet's EIP-712 SeatAuthorization (the only wallet signature of a match)."""
     grant = signing.SeatGrant(body.session_key, body.expiry, body.authorization)
-    return _act(ctx, match_id, caller, matches.commit_seed, body.commit, grant)
+    return await _act(ctx, match_id, caller, matches.commit_seed, body.commit, grant)
 
 
 @router.post("/{match_id}/reveal", response_model=schemas.MatchOut)
-def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, caller: Caller) -> Response:
+async def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, caller: Caller) -> Response:
     """Reveal your seed secret; the last reveal checks ownership at a freshly pinned block and starts the match."""
-    return _act(ctx, match_id, caller, matches.reveal_seed, body.secret)
+    # the last reveal's chain reads go to the thread pool before its transaction, which then
+    # runs on the event loop like the other reveals (`ledger.matches.starting`)
+    reads = await run_local(ctx, lambda db: matches.start_reads(db, match_id, caller), write=False)
+    read = None if reads is None else await run_in_threadpool(read_start, ctx, reads)
+    return await _act(ctx, match_id, caller, matches.reveal_seed, body.secret, read)
 
 
 @router.get("/{match_id}/view", response_model=schemas.ViewOut)
-def view(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.ViewOut:
+async def view(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.ViewOut:
     """Your view: your observation (the opponent's hidden information hidden) and your legal actions."""
 
     def work(db: Session) -> schemas.ViewOut:
@@ -145,7 +151,7 @@ def view(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.ViewOut:
             legal_actions=[schemas.LegalActionOut(**a) for a in legal],
         )
 
-    return run(ctx, work)
+    return await run_local(ctx, work)
 
 
 @hot.get("/{match_id}/legal-actions", response_model=list[schemas.LegalActionOut])
@@ -235,7 +241,7 @@ def viewer_entries(
 
 
 @router.post("/{match_id}/resign", response_model=schemas.MatchOut)
-def resign(
+async def resign(
     match_id: MatchId, ctx: Ctx, caller: Caller, body: schemas.ResignIn | None = None
 ) -> Response:
     """Give up: an active match is lost (your signed entry `["resign"]`, receipted in
@@ -248,16 +254,16 @@ def resign(
             after_commit(db, RESULTS.inc)
         return _out(ctx, seated, caller)
 
-    return run(ctx, work)
+    return await run_local(ctx, work)
 
 
 @router.post("/{match_id}/acknowledge", response_model=schemas.MatchOut)
-def acknowledge(
+async def acknowledge(
     match_id: MatchId, body: schemas.AcknowledgeIn, ctx: Ctx, caller: Caller
 ) -> Response:
     """Acknowledge the end of a finished match: your session key's MatchEnd over `entries`
     entries ending at `head_hash` (stored and carried in the bundle)."""
-    return _act(ctx, match_id, caller, matches.acknowledge, body.signature)
+    return await _act(ctx, match_id, caller, matches.acknowledge, body.signature)
 
 
 @router.get("/{match_id}/result", response_model=schemas.ResultOut, dependencies=[ratelimit.PUBLIC])

@@ -16,7 +16,7 @@ from eth_utils import to_checksum_address
 from ledger.chain.coalesce import BalanceCoalescer
 from ledger.chain.contracts import CardToken, eip1271_accepts
 from ledger.chain.deployment import ContractAddresses, load_addresses
-from ledger.chain.transport import BlockRef, JsonRpc
+from ledger.chain.transport import BlockRef, JsonRpc, check_may_wait
 from ledger.errors import ConfigurationError
 
 #: how many recent block ranges' transfer logs the client keeps (each for `head_ttl` seconds)
@@ -125,6 +125,7 @@ class ChainClient:
         cached = self._head
         if not fresh and cached is not None and time.monotonic() - cached[0] < self.head_ttl:
             return cached[1]
+        check_may_wait("the head block")  # the lock below may be held for another's read
         with self._head_lock:  # one refresh when the pin expires, not one per waiting request
             cached = self._head
             if not fresh and cached is not None and time.monotonic() - cached[0] < self.head_ttl:

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ledger.chain.transport import BlockId
+from ledger.chain.transport import BlockId, check_may_wait
 
 #: the most (owner, id) pairs one merged call carries (node limits on calldata and gas)
 MAX_PAIRS = 4096
@@ -48,6 +48,7 @@ class BalanceCoalescer:
         """The balances of (owners[i], ids[i]) at `block`, possibly read together with others."""
         if not ids:
             return []
+        check_may_wait("balanceOfBatch")  # before joining a round: a waiter waits for the node
         me = _Waiter(owners, ids)
         with self._lock:
             self.reads += 1

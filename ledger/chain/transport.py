@@ -8,6 +8,10 @@ local stack goes through `JsonRpc`.
   the node's answer and is never retried.
 - Error mapping, here and nowhere else: a node that does not answer is `ServiceUnavailable`
   (retryable), a node that refuses is `RpcError` (a `ChainError`, carrying the revert data).
+- Deferral: a thread that must not wait for a node (the API's event loop, see
+  `api.deps.run_local`) marks its work with `deferring_chain_reads()`; a chain read there raises
+  `ChainReadDeferred` before anything is sent (or waited for), and the caller runs the work again
+  where it may wait.
 - `eth_getLogs` in chunks of at most `max_log_range` blocks; a chunk the provider refuses as too
   large (or as returning too many logs) is halved, down to a single block, and the transport keeps
   the smaller range for its later scans. `log_chunks` yields each chunk as it is read, so a caller
@@ -25,6 +29,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +66,33 @@ _NO_HISTORICAL_STATE = (
     "pruned",
     "archive",
 )
+
+
+class ChainReadDeferred(Exception):
+    """A chain read asked for on a thread that defers them (`deferring_chain_reads`): not an
+    error of the request, the signal to run its work again where a node's answer may be awaited
+    (never rendered: the caller that deferred catches it)."""
+
+
+_deferring = threading.local()
+
+
+@contextmanager
+def deferring_chain_reads() -> Iterator[None]:
+    """While the body runs, a chain read on this thread raises `ChainReadDeferred` instead of
+    waiting for the node."""
+    before = getattr(_deferring, "on", False)
+    _deferring.on = True
+    try:
+        yield
+    finally:
+        _deferring.on = before
+
+
+def check_may_wait(what: str) -> None:
+    """Raise `ChainReadDeferred` if this thread defers chain reads (`what`: the read asked for)."""
+    if getattr(_deferring, "on", False):
+        raise ChainReadDeferred(f"{what} is a chain read: deferred to a thread that may wait")
 
 
 @dataclass(frozen=True)
@@ -214,6 +246,7 @@ class JsonRpc:
 
     def _post(self, method: str, body: bytes) -> bytes:
         """POST one body; retried on transport failures and busy answers, then ServiceUnavailable."""
+        check_may_wait(method)
         problem = ""
         delay = 0.0
         for attempt in range(self.retries + 1):

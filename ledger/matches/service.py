@@ -67,6 +67,7 @@ from ledger.matches.options import check_options
 from ledger.matches.outcomes import AppliedAction, MoveOutcome
 from ledger.matches.repository import AnyMatch, LiveMatch
 from ledger.matches.seat_decks import check_copies_free, player_seat, usable_deck
+from ledger.matches.starting import StartPin, StartReads
 from ledger.matches.states import SNAPSHOT_EVERY, load_state
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import bytes32, to_hex
@@ -356,8 +357,16 @@ def commit_seed(
     return match, _seats
 
 
-def reveal_seed(db: Session, ctx: Context, match_id: str, address: str, secret: str) -> Seated:
-    """Reveal the caller's secret (only after every seat committed); the last reveal starts the match."""
+def reveal_seed(
+    db: Session,
+    ctx: Context,
+    match_id: str,
+    address: str,
+    secret: str,
+    read: StartPin | None = None,
+) -> Seated:
+    """Reveal the caller's secret (only after every seat committed); the last reveal starts the
+    match (`read`: its chain reads, made before the transaction by `read_start`)."""
     match, seats, seat = _seat_while(
         db, ctx, match_id, address, (MatchStatus.SEEDING,), "reveals happen while seeding"
     )
@@ -374,19 +383,48 @@ def reveal_seed(db: Session, ctx: Context, match_id: str, address: str, secret: 
     db.add(seat)
     db.flush()
     if all(s.seed_secret is not None for s in seats):
-        _start(db, ctx, match, seats)
+        _start(db, ctx, match, seats, read)
     return match, seats
 
 
-def _start(db: Session, ctx: Context, match: Match, seats: list[MatchSeat]) -> None:
-    """Pin the ownership block, check both decks there (one balanceOfBatch), seed the engine."""
+def start_reads(db: DB, match_id: str, address: str) -> StartReads | None:
+    """What the reveal `address` may send now would read from the chain to start the match
+    (its human seats' required cards), or None if that reveal would not start it (the other
+    seats have not all revealed, or it would be refused anyway)."""
+    match = repo.live_match(db, match_id)
+    if match is None or match.status != MatchStatus.SEEDING:
+        return None
+    seats = repo.seats(db, match_id)
+    mine = [s for s in seats if s.address == address and not s.is_bot]
+    others = [s for s in seats if s not in mine]
+    if len(seats) < 2 or len(mine) != 1 or mine[0].seed_secret is not None:
+        return None
+    if any(s.seed_commit is None or s.seed_secret is None for s in others):
+        return None
+    game = load_game(match.game)
+    return StartReads(
+        match.game,
+        tuple((s.seat, s.address, game.required_tokens(s.cards)) for s in seats if not s.is_bot),
+    )
+
+
+def _start(
+    db: Session, ctx: Context, match: Match, seats: list[MatchSeat], read: StartPin | None = None
+) -> None:
+    """Pin the ownership block, check both decks there (one balanceOfBatch), seed the engine.
+    `read`: those chain reads made before the transaction, used if they were made for these
+    seats and cards (else they are made here)."""
     game = load_game(match.game)
     humans = [s for s in seats if not s.is_bot]
-    pin = ctx.chain.head(fresh=True)
     needs = [game.required_tokens(s.cards) for s in humans]
-    helds = read_holdings(
-        ctx, [(s.address, need) for s, need in zip(humans, needs, strict=True)], game.name, pin
-    )
+    wanted = tuple((s.seat, s.address, need) for s, need in zip(humans, needs, strict=True))
+    if read is not None and read.reads == StartReads(match.game, wanted):
+        pin, helds = read.pin, list(read.helds)
+    else:
+        pin = ctx.chain.head(fresh=True)
+        helds = read_holdings(
+            ctx, [(s.address, need) for s, need in zip(humans, needs, strict=True)], game.name, pin
+        )
     problems = []
     ids = token_ids(game.name)
     for s, need, held in zip(humans, needs, helds, strict=True):

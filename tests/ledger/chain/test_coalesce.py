@@ -14,7 +14,7 @@ from eth_account import Account
 from ledger.chain.client import ChainClient
 from ledger.chain.coalesce import BalanceCoalescer
 from ledger.chain.deployment import Deployment, load_addresses
-from ledger.chain.transport import BlockId
+from ledger.chain.transport import BlockId, ChainReadDeferred, deferring_chain_reads
 from ledger.devstack.anvil import AnvilNode
 from ledger.protocol.tokenids import token_id
 
@@ -89,3 +89,17 @@ def test_a_failed_read_fails_every_caller_of_its_round_and_the_next_round_goes_o
         assert results[k] == [k * 10 + 1, k * 10 + 2]
     # 5 waiting callers of 2 pairs each, at most 4 pairs a round: 3 more rounds
     assert calls[0] == 2 and sorted(calls[1:]) == [2, 4, 4]
+
+
+def test_a_thread_deferring_chain_reads_joins_no_round() -> None:
+    read_for: list[int] = []
+
+    def read(owners: Sequence[str], ids: Sequence[int], block: BlockId) -> list[int]:
+        read_for.extend(ids)
+        return [7] * len(ids)
+
+    coalescer = BalanceCoalescer(read)
+    with deferring_chain_reads(), pytest.raises(ChainReadDeferred, match="balanceOfBatch"):
+        coalescer.balances(["0x" + "11" * 20], [1], 5)
+    assert read_for == [] and coalescer.reads == 0  # nothing read, nobody left waiting
+    assert coalescer.balances(["0x" + "11" * 20], [1], 5) == [7]

@@ -17,7 +17,7 @@ from eth_account import Account
 
 from ledger.chain.contracts import TRANSFER_BATCH, TRANSFER_SINGLE, MatchLedger, revert_name
 from ledger.chain.deployment import Deployment
-from ledger.chain.transport import JsonRpc, RpcError
+from ledger.chain.transport import ChainReadDeferred, JsonRpc, RpcError, deferring_chain_reads
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.rpcproxy import JsonAnswerHandler
 from ledger.errors import ChainError, ServiceUnavailable
@@ -160,3 +160,20 @@ def test_logs_come_in_chunks_halved_on_a_range_error(
     provider.max_range = 0  # not even one block: the error is the provider's
     with pytest.raises(RpcError, match="more than 10000 results"):
         chunked.logs(deployment.card_token, topics, start, end)
+
+
+def test_a_thread_deferring_chain_reads_sends_nothing(proxy: tuple[str, Provider]) -> None:
+    url, provider = proxy
+    rpc = JsonRpc(url)
+    with deferring_chain_reads():
+        with pytest.raises(ChainReadDeferred, match="eth_blockNumber"):
+            rpc.block_number()
+        assert provider.requests == []
+        elsewhere: list[int] = []  # another thread at the same time reads as usual
+        reader = threading.Thread(target=lambda: elsewhere.append(rpc.block_number()))
+        reader.start()
+        reader.join(10)
+        assert len(elsewhere) == 1 and len(provider.requests) == 1
+    assert rpc.block_number() == elsewhere[0]  # the same thread, once its work is done
+    assert len(provider.requests) == 2
+    rpc.close()
