@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Dialect
+from sqlalchemy import Dialect, inspect
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session, configure_mappers, make_transient_to_detached
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.sql import Executable
 
 from ledger.db.unit import DB, Transaction
 
 Processor = Callable[[Any], Any] | None
+T = TypeVar("T")
 
 
 class _Compiled:
@@ -114,3 +117,22 @@ class Prepared:
         with self._cursor(db) as (compiled, cursor):
             cursor.execute(compiled.sql, compiled.parameters(values))
             return [compiled.row(raw) for raw in cursor.fetchall()]
+
+
+def attach(session: Session, model: type[T], values: Mapping[str, Any]) -> T | None:
+    """A `model` instance of a row a prepared statement read (`values`: column -> value,
+    processed as the ORM would), made persistent in `session` as if the ORM had loaded it: its
+    changes flush as UPDATEs, the columns not read load on first access. None if the session
+    already holds that row (the caller then reads it through the ORM, which refreshes it)."""
+    mapper = inspect(model)
+    if not mapper.configured:  # the attributes are instrumented once the mappers are configured
+        configure_mappers()
+    key = mapper.identity_key_from_primary_key([values[c.key] for c in mapper.primary_key])
+    if key in session.identity_map:
+        return None
+    instance: T = mapper.class_manager.new_instance()
+    for name, value in values.items():
+        set_committed_value(instance, name, value)
+    make_transient_to_detached(instance)
+    session.add(instance)
+    return instance

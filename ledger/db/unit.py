@@ -179,10 +179,13 @@ class Transaction:
         return self._session
 
     def commit(self) -> None:
-        """Commit (through the joined Session if there is one), then run the after-commit hooks."""
+        """Commit (through the joined Session if there is one), then run the after-commit hooks.
+        The driver's commit follows the Session's: a Session that only had rows attached to it
+        (`ledger.db.prepared.attach`) never used the connection and commits nothing itself;
+        after a Session that did, the driver has nothing left to commit."""
         if self._session is not None:
             self._session.commit()
-        elif self.fairy is not None:
+        if self.fairy is not None:
             self._driver_call(self.fairy.commit)
         _run_after_commit(self)
 
@@ -191,7 +194,7 @@ class Transaction:
         self.info.pop(_AFTER_COMMIT, None)
         if self._session is not None:
             self._session.rollback()
-        elif self.fairy is not None:
+        if self.fairy is not None:
             self._driver_call(self.fairy.rollback)
 
     def kept(self) -> bool:

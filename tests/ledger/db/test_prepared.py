@@ -11,9 +11,9 @@ import pytest
 from sqlalchemy import Engine, bindparam, insert, select, update
 from sqlmodel import Session
 
-from ledger.db import run_unit, unit_of_work
+from ledger.db import Transaction, run_lean, run_unit, unit_of_work
 from ledger.db.models import Wallet
-from ledger.db.prepared import Prepared
+from ledger.db.prepared import Prepared, attach
 from ledger.errors import Conflict
 
 _WALLETS = Wallet.__table__  # type: ignore[attr-defined]
@@ -73,3 +73,45 @@ def test_a_clash_is_a_conflict(engine: Engine) -> None:
     with pytest.raises(Conflict):
         run_unit(engine, lambda db: _INSERT.execute_many(db, [_row("0xA")]))
     assert run_unit(engine, lambda db: _ALL.all(db, {"n": 10}), write=False) == [("0xA",)]
+
+
+def _attached(db: Session | Transaction, address: str) -> Wallet | None:
+    """Wallet `address` read by a prepared statement of its columns but `created_at`, attached
+    to the unit's Session."""
+    columns = [c for c in _WALLETS.c if c.key != "created_at"]
+    row = Prepared(select(*columns).where(_WALLETS.c.address == bindparam("a"))).first(
+        db, {"a": address}
+    )
+    assert row is not None
+    session = db.orm if isinstance(db, Transaction) else db
+    return attach(session, Wallet, dict(zip([c.key for c in columns], row, strict=True)))
+
+
+def test_an_attached_row_is_the_orms_as_loaded(engine: Engine) -> None:
+    run_unit(engine, lambda db: _INSERT.execute_many(db, [_row("0xA")]))
+
+    def change(db: Session) -> tuple[object, ...]:
+        wallet = _attached(db, "0xA")
+        assert wallet is not None and wallet in db and not db.dirty
+        assert _attached(db, "0xA") is None  # the session holds it: the ORM reads it
+        assert db.get(Wallet, "0xA") is wallet
+        created = wallet.created_at  # the column not read: loaded on first access
+        wallet.lock_version = 7
+        return created, wallet.is_contract, list(db.dirty)
+
+    created, is_contract, dirty = run_unit(engine, change)
+    assert (created, is_contract, len(dirty)) == (SEEN, True, 1)
+    read = run_unit(engine, lambda db: _READ.first(db, {"address": "0xA"}), write=False)
+    assert read is not None and read[-1] == 7  # its change flushed as an UPDATE
+
+
+def test_a_lean_unit_whose_session_only_attached_rows_commits(engine: Engine) -> None:
+    run_unit(engine, lambda db: _INSERT.execute_many(db, [_row("0xA")]))
+
+    def work(tx: Transaction) -> None:
+        assert _BUMP.execute(tx, {"address": "0xA", "set_lock_version": 5}) == 1
+        assert _attached(tx, "0xA") is not None  # its Session never uses the connection
+
+    run_lean(engine, work)
+    read = run_unit(engine, lambda db: _READ.first(db, {"address": "0xA"}), write=False)
+    assert read is not None and read[-1] == 5
