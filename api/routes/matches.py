@@ -22,7 +22,7 @@ from ledger.db.models import Match, MatchStatus
 from ledger.errors import NotFound
 from ledger.matches import service as matches
 from ledger.matches import signing
-from ledger.matches.starting import read_start
+from ledger.matches.starting import StartReads, read_start
 from ledger.protocol import eip712
 from ledger.protocol.untrusted import INT64_MAX
 from ledger.results import service as results
@@ -53,25 +53,30 @@ def _out(ctx: Ctx, seated: matches.Seated, caller: str, status: int = 200) -> Re
 async def _act(
     ctx: Ctx,
     match_id: str,
-    caller: str,
+    token: str,
     change: Callable[Concatenate[Session, Context, str, str, Args], matches.Seated],
     *args: Args.args,
     **kwargs: Args.kwargs,
 ) -> Response:
-    """Apply the caller's `change` (a matches service function, called as `change(db, ctx,
-    match_id, caller, *args)`) and answer with the match as the caller sees it, in one
-    transaction (on the event loop's thread unless it reads the chain: `run_local`)."""
-    return await run_local(
-        ctx, lambda db: _out(ctx, change(db, ctx, match_id, caller, *args, **kwargs), caller)
-    )
+    """Apply the change of the signed-in holder of `token` (a matches service function, called
+    as `change(db, ctx, match_id, caller, *args)`) and answer with the match as the caller sees
+    it, in one transaction (on the event loop's thread unless it reads the chain: `run_local`)."""
+
+    def work(db: Session) -> Response:
+        caller = auth.authenticate(db, token, ctx)
+        return _out(ctx, change(db, ctx, match_id, caller, *args, **kwargs), caller)
+
+    return await run_local(ctx, work)
 
 
-@router.post("", response_model=schemas.MatchOut, status_code=201)
-async def create(body: schemas.MatchIn, ctx: Ctx, caller: Caller) -> Response:
+# a match's setup: hot routes (api.hotroute), their units of work on the event loop's thread
+@hot.post("", response_model=schemas.MatchOut, status_code=201)
+async def create(body: schemas.MatchIn, ctx: Ctx, token: Token) -> Response:
     """Create a match: your deck in seat 0, seat 1 open or the operator's bot. The operator's
     seed commitment is published here, before any player commits."""
 
     def work(db: Session) -> Response:
+        caller = auth.authenticate(db, token, ctx)
         seated = matches.create_match(
             db, ctx, caller, body.game, body.deck_id, body.opponent, body.bot, body.options
         )
@@ -110,28 +115,32 @@ async def one(match_id: MatchId, ctx: Ctx, caller: Caller) -> schemas.MatchOut:
     return await run_local(ctx, work)
 
 
-@router.post("/{match_id}/join", response_model=schemas.MatchOut)
-async def join(match_id: MatchId, body: schemas.JoinIn, ctx: Ctx, caller: Caller) -> Response:
+@hot.post("/{match_id}/join", response_model=schemas.MatchOut)
+async def join(match_id: MatchId, body: schemas.JoinIn, ctx: Ctx, token: Token) -> Response:
     """Take the open seat with your deck."""
-    return await _act(ctx, match_id, caller, matches.join_match, body.deck_id)
+    return await _act(ctx, match_id, token, matches.join_match, body.deck_id)
 
 
-@router.post("/{match_id}/commit", response_model=schemas.MatchOut)
-async def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, caller: Caller) -> Response:
+@hot.post("/{match_id}/commit", response_model=schemas.MatchOut)
+async def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, token: Token) -> Response:
     """Commit to your seed secret keccak256(secret) and authorize your session key for this
     seat: your wallet's EIP-712 SeatAuthorization (the only wallet signature of a match)."""
     grant = signing.SeatGrant(body.session_key, body.expiry, body.authorization)
-    return await _act(ctx, match_id, caller, matches.commit_seed, body.commit, grant)
+    return await _act(ctx, match_id, token, matches.commit_seed, body.commit, grant)
 
 
-@router.post("/{match_id}/reveal", response_model=schemas.MatchOut)
-async def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, caller: Caller) -> Response:
+@hot.post("/{match_id}/reveal", response_model=schemas.MatchOut)
+async def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, token: Token) -> Response:
     """Reveal your seed secret; the last reveal checks ownership at a freshly pinned block and starts the match."""
+
+    def reads(db: Session) -> StartReads | None:
+        return matches.start_reads(db, match_id, auth.authenticate(db, token, ctx))
+
     # the last reveal's chain reads go to the thread pool before its transaction, which then
     # runs on the event loop like the other reveals (`ledger.matches.starting`)
-    reads = await run_local(ctx, lambda db: matches.start_reads(db, match_id, caller), write=False)
-    read = None if reads is None else await run_in_threadpool(read_start, ctx, reads)
-    return await _act(ctx, match_id, caller, matches.reveal_seed, body.secret, read)
+    needed = await run_local(ctx, reads, write=False)
+    read = None if needed is None else await run_in_threadpool(read_start, ctx, needed)
+    return await _act(ctx, match_id, token, matches.reveal_seed, body.secret, read)
 
 
 @router.get("/{match_id}/view", response_model=schemas.ViewOut)
@@ -263,7 +272,12 @@ async def acknowledge(
 ) -> Response:
     """Acknowledge the end of a finished match: your session key's MatchEnd over `entries`
     entries ending at `head_hash` (stored and carried in the bundle)."""
-    return await _act(ctx, match_id, caller, matches.acknowledge, body.signature)
+    return await run_local(
+        ctx,
+        lambda db: _out(
+            ctx, matches.acknowledge(db, ctx, match_id, caller, body.signature), caller
+        ),
+    )
 
 
 @router.get("/{match_id}/result", response_model=schemas.ResultOut, dependencies=[ratelimit.PUBLIC])
