@@ -22,7 +22,7 @@ from ledger.db.models import Match, MatchStatus
 from ledger.errors import NotFound
 from ledger.matches import service as matches
 from ledger.matches import signing
-from ledger.matches.starting import StartReads, read_start
+from ledger.matches.starting import StartReads, read_start, start_reads
 from ledger.protocol import eip712
 from ledger.protocol.untrusted import INT64_MAX
 from ledger.results import service as results
@@ -134,7 +134,7 @@ async def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, token: Tok
     """Reveal your seed secret; the last reveal checks ownership at a freshly pinned block and starts the match."""
 
     def reads(db: Session) -> StartReads | None:
-        return matches.start_reads(db, match_id, auth.authenticate(db, token, ctx))
+        return start_reads(db, match_id, auth.authenticate(db, token, ctx))
 
     # the last reveal's chain reads go to the thread pool before its transaction, which then
     # runs on the event loop like the other reveals (`ledger.matches.starting`)

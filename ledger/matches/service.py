@@ -387,27 +387,6 @@ def reveal_seed(
     return match, seats
 
 
-def start_reads(db: DB, match_id: str, address: str) -> StartReads | None:
-    """What the reveal `address` may send now would read from the chain to start the match
-    (its human seats' required cards), or None if that reveal would not start it (the other
-    seats have not all revealed, or it would be refused anyway)."""
-    match = repo.live_match(db, match_id)
-    if match is None or match.status != MatchStatus.SEEDING:
-        return None
-    seats = repo.seats(db, match_id)
-    mine = [s for s in seats if s.address == address and not s.is_bot]
-    others = [s for s in seats if s not in mine]
-    if len(seats) < 2 or len(mine) != 1 or mine[0].seed_secret is not None:
-        return None
-    if any(s.seed_commit is None or s.seed_secret is None for s in others):
-        return None
-    game = load_game(match.game)
-    return StartReads(
-        match.game,
-        tuple((s.seat, s.address, game.required_tokens(s.cards)) for s in seats if not s.is_bot),
-    )
-
-
 def _start(
     db: Session, ctx: Context, match: Match, seats: list[MatchSeat], read: StartPin | None = None
 ) -> None:

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ledger.catalogue.service import load_game
 from ledger.chain.transport import BlockRef
+from ledger.db import DB
+from ledger.db.models import MatchStatus
 from ledger.decks.service import read_holdings
+from ledger.matches import repository as repo
 from ledger.runtime.context import Context
 
 
@@ -28,6 +32,27 @@ class StartPin:
     reads: StartReads
     pin: BlockRef
     helds: tuple[dict[str, int], ...]
+
+
+def start_reads(db: DB, match_id: str, address: str) -> StartReads | None:
+    """What the reveal `address` may send now would read from the chain to start the match
+    (its human seats' required cards), or None if that reveal would not start it (the other
+    seats have not all revealed, or it would be refused anyway)."""
+    match = repo.live_match(db, match_id)
+    if match is None or match.status != MatchStatus.SEEDING:
+        return None
+    seats = repo.seats(db, match_id)
+    mine = [s for s in seats if s.address == address and not s.is_bot]
+    others = [s for s in seats if s not in mine]
+    if len(seats) < 2 or len(mine) != 1 or mine[0].seed_secret is not None:
+        return None
+    if any(s.seed_commit is None or s.seed_secret is None for s in others):
+        return None
+    game = load_game(match.game)
+    return StartReads(
+        match.game,
+        tuple((s.seat, s.address, game.required_tokens(s.cards)) for s in seats if not s.is_bot),
+    )
 
 
 def read_start(ctx: Context, reads: StartReads) -> StartPin:
