@@ -47,9 +47,9 @@ async def run_local(ctx: Context, work: Callable[[Session], T], *, write: bool =
     A match's setup and end (create, join, commit, reveal, resign) are a few database
     statements: handed to a worker thread, each also cost a thread hop and, while the event loop
     serves moves, the two threads' contention for the GIL (context switches on both sides),
-    which together cost more than the work. The last reveal pins a fresh block and reads the
-    decks' balances there, so it always runs in the thread pool, after a first try that stops
-    at that read."""
+    which together cost more than the work. The last reveal's chain reads are made before its
+    unit (`ledger.matches.starting`); what still reads the chain inside its unit (an EIP-1271
+    seat authorization, a start whose seats changed meanwhile) takes the fallback."""
     try:
         with deferring_chain_reads():
             return run(ctx, work, write=write)

@@ -266,18 +266,13 @@ async def resign(
     return await run_local(ctx, work)
 
 
-@router.post("/{match_id}/acknowledge", response_model=schemas.MatchOut)
+@hot.post("/{match_id}/acknowledge", response_model=schemas.MatchOut)
 async def acknowledge(
-    match_id: MatchId, body: schemas.AcknowledgeIn, ctx: Ctx, caller: Caller
+    match_id: MatchId, body: schemas.AcknowledgeIn, ctx: Ctx, token: Token
 ) -> Response:
     """Acknowledge the end of a finished match: your session key's MatchEnd over `entries`
     entries ending at `head_hash` (stored and carried in the bundle)."""
-    return await run_local(
-        ctx,
-        lambda db: _out(
-            ctx, matches.acknowledge(db, ctx, match_id, caller, body.signature), caller
-        ),
-    )
+    return await _act(ctx, match_id, token, matches.acknowledge, body.signature)
 
 
 @router.get("/{match_id}/result", response_model=schemas.ResultOut, dependencies=[ratelimit.PUBLIC])

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy import select as core_select
 from sqlalchemy.orm import defer
+from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
 from ledger.db.models import (
@@ -66,13 +67,10 @@ def get_match(db: DB, match_id: str) -> Match | None:
     unit's Session as the ORM would load it (the ORM's query path costs 4x more), or through
     the ORM when the Session holds the match already."""
     session = orm(db)
-    row = _MATCH_ROW.first(db, {"match_id": match_id})
-    if row is None:
-        return None
-    match = attach(session, Match, dict(zip(_MATCH_KEYS, row, strict=True)))
-    if match is None:
+    if identity_key(Match, match_id) in session.identity_map:
         return session.exec(_GET_MATCH_FRESH, params={"match_id": match_id}).first()
-    return match
+    row = _MATCH_ROW.first(db, {"match_id": match_id})
+    return None if row is None else attach(session, Match, dict(zip(_MATCH_KEYS, row, strict=True)))
 
 
 def seats(db: DB, match_id: str) -> list[MatchSeat]:

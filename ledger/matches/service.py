@@ -46,7 +46,6 @@ from ledger.decks.received import held_copies_received
 from ledger.decks.service import (
     check_rules,
     live_requirements,
-    read_holdings,
     refuse_held_elsewhere,
     shortfalls,
 )
@@ -67,7 +66,7 @@ from ledger.matches.options import check_options
 from ledger.matches.outcomes import AppliedAction, MoveOutcome
 from ledger.matches.repository import AnyMatch, LiveMatch
 from ledger.matches.seat_decks import check_copies_free, player_seat, usable_deck
-from ledger.matches.starting import StartPin, StartReads
+from ledger.matches.starting import StartPin, StartReads, read_start
 from ledger.matches.states import SNAPSHOT_EVERY, load_state
 from ledger.protocol.decks import deck_hash
 from ledger.protocol.hexcodec import bytes32, to_hex
@@ -396,14 +395,12 @@ def _start(
     game = load_game(match.game)
     humans = [s for s in seats if not s.is_bot]
     needs = [game.required_tokens(s.cards) for s in humans]
-    wanted = tuple((s.seat, s.address, need) for s, need in zip(humans, needs, strict=True))
-    if read is not None and read.reads == StartReads(match.game, wanted):
-        pin, helds = read.pin, list(read.helds)
-    else:
-        pin = ctx.chain.head(fresh=True)
-        helds = read_holdings(
-            ctx, [(s.address, need) for s, need in zip(humans, needs, strict=True)], game.name, pin
-        )
+    wanted = StartReads(
+        match.game, tuple((s.seat, s.address, n) for s, n in zip(humans, needs, strict=True))
+    )
+    if read is None or read.reads != wanted:
+        read = read_start(ctx, wanted)
+    pin, helds = read.pin, read.helds
     problems = []
     ids = token_ids(game.name)
     for s, need, held in zip(humans, needs, helds, strict=True):
