@@ -20,6 +20,8 @@ LATENCY = Histogram(
 )
 DECKS = Counter("metaledger_deck_commitments_total", "deck registrations by outcome", ["outcome"])
 ACTIONS = Counter("metaledger_match_actions_total", "match actions applied", ["by"])
+#: its two series, looked up once (a `labels` call per move costs a lock and a dict lookup)
+PLAYER_ACTIONS, BOT_ACTIONS = ACTIONS.labels("player"), ACTIONS.labels("bot")
 RESULTS = Counter("metaledger_results_signed_total", "match results signed")
 
 # the gauges of /healthz, set at each scrape

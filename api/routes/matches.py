@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from api import present, ratelimit, schemas
 from api.deps import Caller, Ctx, Token, run, run_hot, run_local
 from api.hotroute import HotRoute
-from api.metrics import ACTIONS, RESULTS
+from api.metrics import BOT_ACTIONS, PLAYER_ACTIONS, RESULTS
 from ledger.auth import service as auth
 from ledger.db import Transaction, after_commit
 from ledger.db.models import Match, MatchStatus
@@ -206,9 +206,9 @@ async def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token)
     # the hot path runs on the event loop's thread: CPU-bound, one short local transaction, and
     # no hand-over to a worker thread (which costs more than the move under load)
     out = run_hot(ctx, work)
-    ACTIONS.labels("player").inc()
+    PLAYER_ACTIONS.inc()
     if len(out["applied"]) > 1:
-        ACTIONS.labels("bot").inc(len(out["applied"]) - 1)
+        BOT_ACTIONS.inc(len(out["applied"]) - 1)
     if out["status"] == MatchStatus.FINISHED:
         RESULTS.inc()
     return _json(out)

@@ -14,18 +14,50 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlalchemy import Dialect, inspect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, configure_mappers, make_transient_to_detached
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.attributes import instance_dict
 from sqlalchemy.sql import Executable
+from sqlmodel.sql.sqltypes import UTCDateTime
 
 from ledger.db.unit import DB, Transaction
 
 Processor = Callable[[Any], Any] | None
 T = TypeVar("T")
+
+
+def _utc_bind(dialect: Dialect, general: Processor) -> Processor:
+    """The bind processor of a timestamp column with a fast path for the values this code
+    writes (aware datetimes in UTC, `utcnow()`): on SQLite the text SQLAlchemy's processor makes
+    of them (UTC, no offset, six digits of microseconds), elsewhere the value itself (what its
+    `astimezone(UTC)` returns); any other value takes SQLAlchemy's processor."""
+    assert general is not None
+    if dialect.name == "sqlite":
+
+        def process(value: Any) -> Any:
+            if type(value) is datetime and value.tzinfo is UTC:
+                return value.isoformat(" ", "microseconds")[:26]
+            return general(value)
+
+    else:
+
+        def process(value: Any) -> Any:
+            if type(value) is datetime and value.tzinfo is UTC:
+                return value
+            return general(value)
+
+    return process
+
+
+def _bind_processor(type_: Any, dialect: Dialect, general: Processor) -> Processor:
+    """A column type's bind processor for `dialect` (`general`: SQLAlchemy's)."""
+    if isinstance(type_, UTCDateTime) and general is not None:
+        return _utc_bind(dialect, general)
+    return general
 
 
 class _Compiled:
@@ -39,7 +71,10 @@ class _Compiled:
         self.positional = bool(dialect.positional)
         self.names: list[str] = list(compiled.positiontup or compiled.binds)
         processors = compiled._bind_processors
-        self.binds: list[tuple[str, Processor]] = [(n, processors.get(n)) for n in self.names]
+        self.binds: list[tuple[str, Processor]] = [
+            (n, _bind_processor(compiled.binds[n].type, dialect, processors.get(n)))
+            for n in self.names
+        ]
         #: the values of binds the statement fixes itself (e.g. SQLite's OFFSET after a LIMIT)
         self.fixed: dict[str, Any] = {
             n: v for n, v in compiled.construct_params(_check=False).items() if v is not None
@@ -131,8 +166,9 @@ def attach(session: Session, model: type[T], values: Mapping[str, Any]) -> T | N
     if key in session.identity_map:
         return None
     instance: T = mapper.class_manager.new_instance()
-    for name, value in values.items():
-        set_committed_value(instance, name, value)
+    # what set_committed_value does per column, at once: the values into the instance's dict
+    # (make_transient_to_detached then commits them all and expires the columns not read)
+    instance_dict(instance).update(values)
     make_transient_to_detached(instance)
     session.add(instance)
     return instance

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy import select as core_select
 from sqlalchemy.orm import defer
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlalchemy.orm.util import identity_key
 from sqlmodel import Session, col, select
 
@@ -84,6 +85,32 @@ def seats(db: DB, match_id: str) -> list[MatchSeat]:
             return list(session.exec(_SEATS, params={"match_id": match_id}).all())
         out.append(seat)
     return out
+
+
+@lru_cache(maxsize=8)
+def _seat_update(unset: str, columns: tuple[str, ...]) -> Prepared:
+    """UPDATE of a seat's `columns` while its column `unset` is still NULL."""
+    return Prepared(
+        update(_SEAT_TABLE)
+        .where(
+            _SEAT_TABLE.c.match_id == bindparam("match_id"),
+            _SEAT_TABLE.c.seat == bindparam("was_seat"),
+            _SEAT_TABLE.c[unset].is_(None),
+        )
+        .values({name: bindparam(f"set_{name}") for name in columns})
+    )
+
+
+def set_seat_once(db: DB, seat: MatchSeat, unset: str, values: dict[str, Any]) -> bool:
+    """Write `values` into `seat`'s row only if its column `unset` is still NULL (one prepared
+    statement, no flush); the instance then holds them as loaded. False if it was set first."""
+    params = {f"set_{name}": value for name, value in values.items()}
+    params |= {"match_id": seat.match_id, "was_seat": seat.seat}
+    if _seat_update(unset, tuple(sorted(values))).execute(db, params) != 1:
+        return False
+    for name, value in values.items():
+        set_committed_value(seat, name, value)
+    return True
 
 
 def open_matches(db: Session, game: str | None, limit: int = 50) -> Sequence[Match]:

@@ -347,12 +347,14 @@ def commit_seed(
     if seat.seed_commit is not None:
         raise Conflict("you already committed a seed for this match")
     signing.check_seat_authorization(ctx, match, seat, commit.lower(), authorization)
-    seat.seed_commit = commit.lower()
-    seat.session_key = authorization.session_key
-    seat.authorization_expiry = authorization.expiry
-    seat.authorization = authorization.signature
-    db.add(seat)
-    db.flush()
+    written = {
+        "seed_commit": commit.lower(),
+        "session_key": authorization.session_key,
+        "authorization_expiry": authorization.expiry,
+        "authorization": authorization.signature,
+    }
+    if not repo.set_seat_once(db, seat, "seed_commit", written):
+        raise Conflict("you already committed a seed for this match")
     return match, _seats
 
 
@@ -378,9 +380,8 @@ def reveal_seed(
         raise InvalidInput(
             "the secret does not match your commitment keccak256(secret)", field="secret"
         )
-    seat.seed_secret = to_hex(raw)
-    db.add(seat)
-    db.flush()
+    if not repo.set_seat_once(db, seat, "seed_secret", {"seed_secret": to_hex(raw)}):
+        raise Conflict("you already revealed your secret")
     if all(s.seed_secret is not None for s in seats):
         _start(db, ctx, match, seats, read)
     return match, seats

@@ -57,6 +57,18 @@ def _check_result(
     return dict(res)
 
 
+def _counted(client: httpx.Client) -> tuple[float, float, float]:
+    """The API's counters of player moves, bot replies and results signed."""
+    found = {"player": 0.0, "bot": 0.0, "results": 0.0}
+    for line in client.get("/metrics").text.splitlines():
+        name, _, value = line.rpartition(" ")
+        if name.startswith("metaledger_match_actions_total{"):
+            found["bot" if 'by="bot"' in name else "player"] = float(value)
+        elif name == "metaledger_results_signed_total":
+            found["results"] = float(value)
+    return found["player"], found["bot"], found["results"]
+
+
 @pytest.mark.parametrize("game", _games())
 def test_bot_match_ends_in_a_signed_result(
     game: str, client: httpx.Client, anvil: AnvilNode, deployment: Deployment
@@ -75,8 +87,16 @@ def test_bot_match_ends_in_a_signed_result(
     started = commit_and_reveal([player], match["id"])
     assert started["status"] in ("active", "finished")
     assert started["ownership_block"] is not None
+    before = _counted(client)
     final = play_bot_match(player, match["id"])
     assert final["status"] == "finished"
+    # the counters: each move of the player, each bot reply applied in a move's request
+    entries = player.get(f"/matches/{match['id']}/actions", params={"limit": 1000}).json()
+    first = next(e["index"] for e in entries if not e["by_bot"])
+    players = sum(not e["by_bot"] for e in entries)
+    replies = sum(e["by_bot"] and e["index"] > first for e in entries)
+    counted = [after - was for after, was in zip(_counted(client), before, strict=True)]
+    assert counted == [players, replies, 1] and players > 0
     res = _check_result(client, match["id"], deployment, anvil)
     assert res["player0"] == player.address and res["player1"] == deployment.signer
     assert res["ownership_block"] == started["ownership_block"]

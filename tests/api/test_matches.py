@@ -201,6 +201,10 @@ def test_seeding_order_is_enforced(
     )
     wrong = a.post(f"/matches/{match_id}/reveal", {"secret": "0x" + secrets.token_bytes(32).hex()})
     assert wrong.status_code == 422
+    revealed = a.post(f"/matches/{match_id}/reveal", {"secret": "0x" + secret.hex()})
+    assert revealed.status_code == 200 and revealed.json()["status"] == "seeding"
+    again = a.post(f"/matches/{match_id}/reveal", {"secret": "0x" + secret.hex()})
+    assert again.status_code == 409 and "already revealed" in again.json()["detail"]
     m = a.get(f"/matches/{match_id}").json()
     assert m["operator_secret"] is None and m["seed"] is None  # nothing disclosed before the start
 

@@ -5,15 +5,18 @@ and a driver error is SQLAlchemy's (so the unit of work maps a clash to Conflict
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import Engine, bindparam, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
 from ledger.db import Transaction, run_lean, run_unit, unit_of_work
 from ledger.db.models import Wallet
-from ledger.db.prepared import Prepared, attach
+from ledger.db.prepared import Prepared, _bind_processor, attach
 from ledger.errors import Conflict
 
 _WALLETS = Wallet.__table__  # type: ignore[attr-defined]
@@ -115,3 +118,27 @@ def test_a_lean_unit_whose_session_only_attached_rows_commits(engine: Engine) ->
     run_lean(engine, work)
     read = run_unit(engine, lambda db: _READ.first(db, {"address": "0xA"}), write=False)
     assert read is not None and read[-1] == 5
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    moment=st.datetimes(
+        min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=st.just(UTC)
+    ),
+    offset_minutes=st.integers(-23 * 60, 23 * 60),
+)
+def test_a_timestamp_binds_as_sqlalchemys_processor_binds_it(
+    moment: datetime, offset_minutes: int
+) -> None:
+    # the fast path (aware UTC datetimes) and the general one (other offsets, naive: refused)
+    # against SQLAlchemy's own processor of the column, on both dialects
+    column = _WALLETS.c.created_at
+    shifted = moment.astimezone(timezone(timedelta(minutes=offset_minutes)))
+    for dialect in (sqlite.dialect(), postgresql.psycopg.dialect()):
+        general = column.type.dialect_impl(dialect).bind_processor(dialect)
+        fast = _bind_processor(column.type, dialect, general)
+        assert fast is not general
+        for value in (moment, shifted, None):
+            assert fast(value) == general(value)
+        with pytest.raises(ValueError, match="timezone"):
+            fast(moment.replace(tzinfo=None))

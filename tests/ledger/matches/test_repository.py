@@ -7,7 +7,7 @@ from dataclasses import asdict, fields
 from sqlalchemy import Engine
 
 from ledger.db import lean_unit, unit_of_work
-from ledger.db.models import Match, MatchAction, TranscriptRow
+from ledger.db.models import Match, MatchAction, MatchSeat, TranscriptRow
 from ledger.db.models.wallets import Wallet
 from ledger.matches import repository as repo
 
@@ -71,3 +71,28 @@ def test_transcript_rows_are_the_orm_rows_in_order_without_their_views(engine: E
 def test_a_match_without_actions_has_no_transcript_rows(engine: Engine) -> None:
     with lean_unit(engine, write=False) as tx:
         assert repo.transcript_rows(tx, MATCH_ID) == []
+
+
+def test_a_seat_column_is_set_once_and_the_instance_holds_it_as_loaded(engine: Engine) -> None:
+    _store_actions(engine, 0)
+    with unit_of_work(engine) as db:
+        repo.add(
+            db, MatchSeat(match_id=MATCH_ID, seat=0, address=CREATOR, deck_hash="0x", cards={})
+        )
+    commit = "0x" + "55" * 32
+    with unit_of_work(engine) as db:
+        seat = repo.seats(db, MATCH_ID)[0]
+        values = {"seed_commit": commit, "session_key": CREATOR, "authorization_expiry": 2**40}
+        assert repo.set_seat_once(db, seat, "seed_commit", values)
+        assert seat.seed_commit == commit and seat.authorization_expiry == 2**40
+        assert not db.dirty  # written by the statement, not pending for a flush
+        again = {"seed_commit": "0x" + "66" * 32}
+        assert not repo.set_seat_once(db, seat, "seed_commit", again)  # the guard: already set
+        assert seat.seed_commit == commit
+    with unit_of_work(engine, write=False) as db:
+        stored = repo.seats(db, MATCH_ID)[0]
+        assert (stored.seed_commit, stored.session_key, stored.seed_secret) == (
+            commit,
+            CREATOR,
+            None,
+        )
