@@ -12,8 +12,7 @@ and rollback stay the unit of work's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -106,10 +105,8 @@ class Prepared:
         self.statement = statement
         self._compiled: dict[str, _Compiled] = {}
 
-    @contextmanager
-    def _cursor(self, db: DB) -> Iterator[tuple[_Compiled, Any]]:
-        """The compiled statement and a cursor of the unit's connection; a driver error is
-        raised as SQLAlchemy's (IntegrityError, OperationalError ...), as `execute` would."""
+    def _cursor(self, db: DB) -> tuple[_Compiled, Any, Dialect]:
+        """The compiled statement, a new cursor of the unit's connection and its dialect."""
         if isinstance(db, Transaction):
             dialect, dbapi = db.dialect, db.driver
         else:
@@ -119,39 +116,59 @@ class Prepared:
         if compiled is None:
             compiled = self._compiled[dialect.name] = _Compiled(self.statement, dialect)
         assert dbapi is not None
-        cursor = dbapi.cursor()
+        return compiled, dbapi.cursor(), dialect
+
+    def _run(self, db: DB, values: Mapping[str, Any], fetch: Callable[[Any, _Compiled], T]) -> T:
+        """Execute once with `values`, then `fetch(cursor, compiled)`; a driver error raised as
+        SQLAlchemy's (IntegrityError, OperationalError ...), as `execute` would. (Plain
+        try/finally: a context manager's generator costs more than the statement here.)"""
+        compiled, cursor, dialect = self._cursor(db)
         try:
-            yield compiled, cursor
+            cursor.execute(compiled.sql, compiled.parameters(values))
+            return fetch(cursor, compiled)
         except compiled.dbapi_error as exc:
-            raise DBAPIError.instance(
-                compiled.sql, None, exc, compiled.dbapi_error, dialect=dialect
-            ) from exc
+            raise _raised(compiled, exc, dialect) from exc
         finally:
             cursor.close()
 
     def execute(self, db: DB, values: Mapping[str, Any]) -> int:
         """Run the statement once; the number of rows it changed."""
-        with self._cursor(db) as (compiled, cursor):
-            cursor.execute(compiled.sql, compiled.parameters(values))
-            return int(cursor.rowcount)
+        return self._run(db, values, _rowcount)
 
     def execute_many(self, db: DB, rows: Iterable[Mapping[str, Any]]) -> None:
         """Run the statement once per row of values."""
-        with self._cursor(db) as (compiled, cursor):
+        compiled, cursor, dialect = self._cursor(db)
+        try:
             cursor.executemany(compiled.sql, [compiled.parameters(v) for v in rows])
+        except compiled.dbapi_error as exc:
+            raise _raised(compiled, exc, dialect) from exc
+        finally:
+            cursor.close()
 
     def first(self, db: DB, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The first result row (processed as SQLAlchemy would), or None."""
-        with self._cursor(db) as (compiled, cursor):
-            cursor.execute(compiled.sql, compiled.parameters(values))
-            raw = cursor.fetchone()
-            return None if raw is None else compiled.row(raw)
+        return self._run(db, values, _first)
 
     def all(self, db: DB, values: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         """Every result row (processed as SQLAlchemy would)."""
-        with self._cursor(db) as (compiled, cursor):
-            cursor.execute(compiled.sql, compiled.parameters(values))
-            return [compiled.row(raw) for raw in cursor.fetchall()]
+        return self._run(db, values, _all)
+
+
+def _raised(compiled: _Compiled, exc: Exception, dialect: Dialect) -> Exception:
+    return DBAPIError.instance(compiled.sql, None, exc, compiled.dbapi_error, dialect=dialect)
+
+
+def _rowcount(cursor: Any, _compiled: _Compiled) -> int:
+    return int(cursor.rowcount)
+
+
+def _first(cursor: Any, compiled: _Compiled) -> tuple[Any, ...] | None:
+    raw = cursor.fetchone()
+    return None if raw is None else compiled.row(raw)
+
+
+def _all(cursor: Any, compiled: _Compiled) -> list[tuple[Any, ...]]:
+    return [compiled.row(raw) for raw in cursor.fetchall()]
 
 
 def attach(session: Session, model: type[T], values: Mapping[str, Any]) -> T | None:

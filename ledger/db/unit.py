@@ -39,6 +39,28 @@ _KEEP = "metaledger_keep_on_refusal"
 _AFTER_COMMIT = "metaledger_after_commit"
 
 
+def _settle(
+    exc: BaseException,
+    commit: Callable[[], None],
+    rollback: Callable[[], None],
+    keep: Callable[[], bool],
+) -> BaseException:
+    """End a unit whose body (or commit) raised `exc`: roll back, or commit a refusal after
+    `keep_on_refusal`; the exception to raise (database errors mapped to Conflict /
+    ServiceUnavailable, anything else itself)."""
+    if isinstance(exc, IntegrityError):
+        rollback()
+        return Conflict("the request conflicts with a concurrent change; retry")
+    if isinstance(exc, OperationalError):
+        rollback()
+        return ServiceUnavailable("the database is unavailable; retry")
+    if isinstance(exc, MetaLedgerError) and keep():
+        commit()
+    else:
+        rollback()
+    return exc
+
+
 @contextmanager
 def _outcome(
     commit: Callable[[], None], rollback: Callable[[], None], keep: Callable[[], bool]
@@ -48,21 +70,11 @@ def _outcome(
     try:
         yield
         commit()
-    except IntegrityError as exc:
-        rollback()
-        raise Conflict("the request conflicts with a concurrent change; retry") from exc
-    except OperationalError as exc:
-        rollback()
-        raise ServiceUnavailable("the database is unavailable; retry") from exc
-    except MetaLedgerError:
-        if keep():
-            commit()
-        else:
-            rollback()
-        raise
-    except BaseException:
-        rollback()
-        raise
+    except BaseException as exc:
+        raised = _settle(exc, commit, rollback, keep)
+        if raised is exc:
+            raise
+        raise raised from exc
 
 
 @contextmanager
@@ -263,9 +275,22 @@ def run_unit(engine: Engine, work: Callable[[Session], T], *, write: bool = True
 
 
 def run_lean(engine: Engine, work: Callable[[Transaction], T], *, write: bool = True) -> T:
-    """`work(transaction)` in one lean unit of work; its result."""
-    with lean_unit(engine, write=write) as tx:
-        return work(tx)
+    """`work(transaction)` in one lean unit of work; its result (`lean_unit`'s steps, without
+    its two generator frames: this runs once per move)."""
+    tx = Transaction(engine)
+    try:
+        try:
+            tx.begin(write=write)
+            result = work(tx)
+            tx.commit()
+        except BaseException as exc:
+            raised = _settle(exc, tx.commit, tx.rollback, tx.kept)
+            if raised is exc:
+                raise
+            raise raised from exc
+        return result
+    finally:
+        tx.close()
 
 
 def _kept(info: dict[str, Any]) -> bool:
