@@ -16,14 +16,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Dialect, inspect
+from sqlalchemy import Dialect, insert, inspect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, configure_mappers, make_transient_to_detached
 from sqlalchemy.orm.attributes import instance_dict
 from sqlalchemy.sql import Executable
 from sqlmodel.sql.sqltypes import UTCDateTime
 
-from ledger.db.unit import DB, Transaction
+from ledger.db.unit import DB, Transaction, orm
 
 Processor = Callable[[Any], Any] | None
 T = TypeVar("T")
@@ -189,3 +189,26 @@ def attach(session: Session, model: type[T], values: Mapping[str, Any]) -> T | N
     make_transient_to_detached(instance)
     session.add(instance)
     return instance
+
+
+_INSERTS: dict[type, tuple[Prepared, tuple[str, ...]]] = {}
+
+
+def insert_attached(db: DB, *instances: Any) -> None:
+    """Insert new ORM instances (each with every column, as a flush would write them) by one
+    prepared INSERT each, in order, then make them persistent in the unit's Session as if it had
+    flushed them; the Session's pending writes are flushed first. A clash is SQLAlchemy's
+    IntegrityError, as a flush's would be."""
+    session = orm(db)
+    session.flush()
+    for instance in instances:
+        model = type(instance)
+        found = _INSERTS.get(model)
+        if found is None:
+            table = inspect(model).local_table
+            found = _INSERTS[model] = (Prepared(insert(table)), tuple(c.key for c in table.c))
+        statement, keys = found
+        statement.execute(db, {key: getattr(instance, key) for key in keys})
+    for instance in instances:
+        make_transient_to_detached(instance)
+        session.add(instance)

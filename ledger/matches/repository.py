@@ -22,14 +22,14 @@ from ledger.db.models import (
     TranscriptRow,
 )
 from ledger.db.models.matches import LIVE_STATUSES, MatchStatus
-from ledger.db.prepared import Prepared, attach
+from ledger.db.prepared import Prepared, attach, insert_attached
 from ledger.db.unit import DB, orm
 
 
-def add(db: Session, *rows: Any) -> None:
-    """Stage rows for insertion and flush."""
-    db.add_all(rows)
-    db.flush()
+def add(db: DB, *rows: Any) -> None:
+    """Insert new rows now, in order (prepared INSERTs; the rows then persistent in the unit's
+    Session, as after a flush)."""
+    insert_attached(db, *rows)
 
 
 # the state snapshot is loaded only when a state must be rebuilt (cache miss)

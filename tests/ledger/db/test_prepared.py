@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from ledger.db import Transaction, run_lean, run_unit, unit_of_work
 from ledger.db.models import Wallet
-from ledger.db.prepared import Prepared, _bind_processor, attach
+from ledger.db.prepared import Prepared, _bind_processor, attach, insert_attached
 from ledger.errors import Conflict
 
 _WALLETS = Wallet.__table__  # type: ignore[attr-defined]
@@ -142,3 +142,28 @@ def test_a_timestamp_binds_as_sqlalchemys_processor_binds_it(
             assert fast(value) == general(value)
         with pytest.raises(ValueError, match="timezone"):
             fast(moment.replace(tzinfo=None))
+
+
+def test_inserted_instances_are_persistent_as_after_a_flush(engine: Engine) -> None:
+    def insert_two(db: Session) -> None:
+        earlier = Wallet(address="0xB", created_at=SEEN)
+        db.add(earlier)  # pending: flushed before the prepared INSERTs
+        wallets = [Wallet(**_row("0xA")), Wallet(address="0xC", last_seen_at=SEEN)]
+        insert_attached(db, *wallets)
+        assert all(w in db for w in wallets) and not db.new and not db.dirty
+        wallets[1].lock_version = 5  # a change after: flushed as an UPDATE
+
+    run_unit(engine, insert_two)
+
+    def read(db: Session) -> list[tuple[object, ...]]:
+        return [
+            (w.address, w.is_contract, w.created_at, w.last_seen_at, w.lock_version)
+            for w in db.exec(select(Wallet).order_by(Wallet.address)).scalars()  # type: ignore[arg-type]
+        ]
+
+    stored = run_unit(engine, read, write=False)
+    assert [s[0] for s in stored] == ["0xA", "0xB", "0xC"]
+    assert stored[0] == ("0xA", True, SEEN, SEEN, 3) and stored[2][3:] == (SEEN, 5)
+    with pytest.raises(Conflict):  # the primary key refuses a second 0xA
+        run_unit(engine, lambda db: insert_attached(db, Wallet(address="0xA")))
+    assert len(run_unit(engine, read, write=False)) == 3
