@@ -113,6 +113,13 @@ def set_seat_once(db: DB, seat: MatchSeat, unset: str, values: dict[str, Any]) -
     return True
 
 
+def detached_seats(db: DB, match_id: str) -> list[MatchSeat]:
+    """The seats of a match, by seat number, as instances bound to no Session (read only: what
+    a process may keep between requests); no ORM Session is made for them."""
+    rows = _SEAT_ROWS.all(db, {"match_id": match_id})
+    return [MatchSeat.model_validate(dict(zip(_SEAT_KEYS, row, strict=True))) for row in rows]
+
+
 def open_matches(db: Session, game: str | None, limit: int = 50) -> Sequence[Match]:
     """Matches waiting for an opponent, newest first."""
     query = select(Match).where(col(Match.status) == "open")

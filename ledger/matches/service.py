@@ -110,9 +110,9 @@ def _seats_of(db: DB, ctx: Context | None, match_id: str, status: str) -> list[M
         return repo.seats(db, match_id)
     seats = ctx.seats.get(match_id)
     if seats is None:
-        seats = repo.seats(db, match_id)
-        # copies bound to no session (a rollback of this one would expire the rows); read only
-        ctx.seats.put(match_id, [MatchSeat.model_validate(s.model_dump()) for s in seats])
+        # bound to no session (a rollback of this one would expire the rows); read only
+        seats = repo.detached_seats(db, match_id)
+        ctx.seats.put(match_id, seats)
     return seats
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, fields
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, inspect
 
 from ledger.db import lean_unit, unit_of_work
 from ledger.db.models import Match, MatchAction, MatchSeat, TranscriptRow
@@ -96,3 +96,24 @@ def test_a_seat_column_is_set_once_and_the_instance_holds_it_as_loaded(engine: E
             CREATOR,
             None,
         )
+
+
+def test_detached_seats_are_the_orms_rows_bound_to_no_session(engine: Engine) -> None:
+    _store_actions(engine, 0)
+    with unit_of_work(engine) as db:
+        repo.add(
+            db,
+            *(
+                MatchSeat(
+                    match_id=MATCH_ID, seat=n, address=CREATOR, deck_hash="0x", cards={"é": n}
+                )
+                for n in (1, 0)
+            ),
+        )
+    with unit_of_work(engine, write=False) as db:
+        by_orm = [s.model_dump() for s in repo.seats(db, MATCH_ID)]
+    with lean_unit(engine, write=False) as tx:
+        seats = repo.detached_seats(tx, MATCH_ID)
+        assert tx._session is None  # no ORM Session was made for them
+    assert [s.model_dump() for s in seats] == by_orm and [s.seat for s in seats] == [0, 1]
+    assert all(inspect(s).detached or inspect(s).transient for s in seats)
