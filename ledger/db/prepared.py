@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Dialect, insert, inspect
+from sqlalchemy import Dialect, bindparam, insert, inspect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, configure_mappers, make_transient_to_detached
 from sqlalchemy.orm.attributes import instance_dict
@@ -191,24 +191,46 @@ def attach(session: Session, model: type[T], values: Mapping[str, Any]) -> T | N
     return instance
 
 
-_INSERTS: dict[type, tuple[Prepared, tuple[str, ...]]] = {}
+_INSERTS: dict[tuple[type, bool], tuple[Prepared, tuple[str, ...]]] = {}
+
+
+def _insert_of(model: type, generated: bool) -> tuple[Prepared, tuple[str, ...]]:
+    """The INSERT of every column of `model`'s table and the column keys it binds; `generated`:
+    without the autoincrement key, which it returns (RETURNING: SQLite and PostgreSQL)."""
+    found = _INSERTS.get((model, generated))
+    if found is None:
+        table: Any = inspect(model).local_table
+        key = table.autoincrement_column
+        keys = tuple(c.key for c in table.c if not (generated and c is key))
+        statement: Executable = (
+            insert(table).values({k: bindparam(k) for k in keys}).returning(key)
+            if generated
+            else insert(table)  # every column, bound by its key
+        )
+        found = _INSERTS[(model, generated)] = (Prepared(statement), keys)
+    return found
 
 
 def insert_attached(db: DB, *instances: Any) -> None:
-    """Insert new ORM instances (each with every column, as a flush would write them) by one
-    prepared INSERT each, in order, then make them persistent in the unit's Session as if it had
-    flushed them; the Session's pending writes are flushed first. A clash is SQLAlchemy's
-    IntegrityError, as a flush's would be."""
+    """Insert new ORM instances (each with every column, as a flush would write them; an
+    autoincrement key left None is generated and set) by one prepared INSERT each, in order,
+    then make them persistent in the unit's Session as if it had flushed them; the Session's
+    pending writes are flushed first. A clash is SQLAlchemy's IntegrityError, as a flush's
+    would be."""
     session = orm(db)
     session.flush()
     for instance in instances:
         model = type(instance)
-        found = _INSERTS.get(model)
-        if found is None:
-            table = inspect(model).local_table
-            found = _INSERTS[model] = (Prepared(insert(table)), tuple(c.key for c in table.c))
-        statement, keys = found
-        statement.execute(db, {key: getattr(instance, key) for key in keys})
+        key = inspect(model).local_table.autoincrement_column
+        generated = key is not None and getattr(instance, key.key) is None
+        statement, keys = _insert_of(model, generated)
+        values = {name: getattr(instance, name) for name in keys}
+        if generated:
+            row = statement.first(db, values)
+            assert row is not None and key is not None
+            setattr(instance, key.key, row[0])
+        else:
+            statement.execute(db, values)
     for instance in instances:
         make_transient_to_detached(instance)
         session.add(instance)

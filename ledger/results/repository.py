@@ -9,16 +9,15 @@ from ledger.db.models import (
     MatchResult,
     OutboxEntry,
 )
+from ledger.db.prepared import insert_attached
 
 
 def add_result_with_outbox(db: Session, result: MatchResult) -> OutboxEntry:
     """Insert a signed result and its outbox row (same transaction, the caller's)."""
-    db.add(result)
-    db.flush()
+    insert_attached(db, result)  # prepared INSERTs, no ORM flush (ledger.db.prepared)
     assert result.id is not None
     entry = OutboxEntry(result_id=result.id, created_at=result.created_at)
-    db.add(entry)
-    db.flush()
+    insert_attached(db, entry)
     return entry
 
 

@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from ledger.db import Transaction, run_lean, run_unit, unit_of_work
 from ledger.db.models import Wallet
+from ledger.db.models.indexing import TokenTransfer
 from ledger.db.prepared import Prepared, _bind_processor, attach, insert_attached
 from ledger.errors import Conflict
 
@@ -167,3 +168,38 @@ def test_inserted_instances_are_persistent_as_after_a_flush(engine: Engine) -> N
     with pytest.raises(Conflict):  # the primary key refuses a second 0xA
         run_unit(engine, lambda db: insert_attached(db, Wallet(address="0xA")))
     assert len(run_unit(engine, read, write=False)) == 3
+
+
+def _transfer(log_index: int, transfer_id: int | None = None) -> TokenTransfer:
+    return TokenTransfer(
+        id=transfer_id,
+        block_number=7,
+        block_hash="0x" + "aa" * 32,
+        tx_hash="0x" + "bb" * 32,
+        log_index=log_index,
+        operator="0xO",
+        from_address="0xF",
+        to_address="0xT",
+        token_id="0x" + "01" * 32,
+        amount=2,
+    )
+
+
+def test_an_autoincrement_key_left_none_is_generated_and_set(engine: Engine) -> None:
+    def insert_three(db: Session) -> list[int | None]:
+        made = [_transfer(0), _transfer(1, transfer_id=40), _transfer(2)]
+        insert_attached(db, *made)
+        assert not db.dirty and all(t in db for t in made)
+        return [t.id for t in made]
+
+    first, given, third = run_unit(engine, insert_three)
+    assert given == 40 and first is not None and third is not None and first != third
+    stored = run_unit(
+        engine,
+        lambda db: [
+            (t.id, t.log_index)
+            for t in db.exec(select(TokenTransfer)).scalars()  # type: ignore[arg-type]
+        ],
+        write=False,
+    )
+    assert sorted(stored) == sorted([(first, 0), (40, 1), (third, 2)])
