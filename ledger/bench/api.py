@@ -3,7 +3,8 @@
 Phases, each against a fresh API (`python -m api`, access log off) unless said otherwise:
 1. baseline: the bare FastAPI app (`ledger.bench.bare`, one endpoint taking and returning a small
    JSON body) driven by `match_clients` closed-loop clients of the load generator
-   (`ledger.bench.loadgen`) -> baseline_per_s;
+   (`ledger.bench.loadgen`), in a window before phase 2 and one right after it -> their mean,
+   baseline_per_s (each window's in baseline_per_s_before_after);
 2. human-vs-human MetaX matches on SQLite, one API process: the same load generator and client
    count, each client playing both seats of its matches with random legal moves (create, join,
    seat authorizations with commit-reveal, moves each signed by its session key, checked,
@@ -263,6 +264,27 @@ def _cpu_ms_per(server: Server, work: Callable[[], Tally]) -> tuple[Tally, float
     return tally, round(1000 * used / tally.done, 3) if tally.done else None
 
 
+def _baseline(bare: Server, clients: int, seconds: float) -> tuple[Tally, float | None]:
+    """One window of the bare baseline: its tally and the server's CPU ms per request."""
+    return _cpu_ms_per(bare, lambda: closed_loop(clients, seconds, echo_loop(bare.url)))
+
+
+def _bracketed(
+    before: tuple[Tally, float | None], after: tuple[Tally, float | None]
+) -> dict[str, Any]:
+    """The baseline figures of the windows before and after the signed moves: each, and their
+    means (`baseline_per_s`, `baseline_cpu_ms_per_request`)."""
+    rates = [before[0].per_s, after[0].per_s]
+    cpus = [c for c in (before[1], after[1]) if c is not None]
+    return {
+        "baseline_per_s": round(statistics.fmean(rates), 1),
+        "baseline_per_s_before_after": rates,
+        "baseline_cpu_ms_per_request": round(statistics.fmean(cpus), 3) if cpus else None,
+        "baseline_cpu_ms_per_request_before_after": [before[1], after[1]],
+        "baseline_errors": before[0].errors + after[0].errors,
+    }
+
+
 def run(
     seconds: float = 30.0,
     rate: float = 100.0,
@@ -285,12 +307,7 @@ def run(
         deck_keys, match_keys = stack.keys[:wallets], stack.keys[wallets:]
 
         bare = stack.bare()
-        baseline, out["baseline_cpu_ms_per_request"] = _cpu_ms_per(
-            bare, lambda: closed_loop(match_clients, move_seconds, echo_loop(bare.url))
-        )
-        bare.stop()
-        out["baseline_per_s"] = baseline.per_s
-        out["baseline_errors"] = baseline.errors
+        before = _baseline(bare, match_clients, move_seconds)
 
         api = stack.api(stack.database("sqlite"), api_access_log="false")
         pairs = _seats(api.url, match_keys)
@@ -300,12 +317,16 @@ def run(
             api, lambda: _moves(api.url, pairs, move_seconds)
         )
         spy.done(recording)
+        # the baseline again right after: the machine's speed drifts between the phases (by up
+        # to a third here), so the ratio takes the mean of the windows on either side
+        after = _baseline(bare, match_clients, move_seconds)
+        bare.stop()
+        out |= _bracketed(before, after)
         out["signed_actions_per_s"] = moves.per_s
         out["signed_requests_per_s"] = round(moves.requests / moves.seconds, 1)
         out["signed_errors"] = moves.errors
-        out["signed_vs_baseline"] = (
-            round(moves.per_s / baseline.per_s, 3) if baseline.per_s else None
-        )
+        baseline = out["baseline_per_s"]
+        out["signed_vs_baseline"] = round(moves.per_s / baseline, 3) if baseline else None
 
         tokens = _sign_in_all(api.url, deck_keys)
         out |= _open_loop(api.url, tokens, stack.deck, seconds, rate)

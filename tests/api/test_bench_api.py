@@ -48,6 +48,10 @@ def test_bench_api_smoke(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
     assert out["signed_vs_baseline"] == round(
         out["signed_actions_per_s"] / out["baseline_per_s"], 3
     )
+    # the baseline measured on either side of the signed moves: the ratio takes their mean
+    before, after = out["baseline_per_s_before_after"]
+    assert before > 0 and after > 0 and out["baseline_per_s"] == round((before + after) / 2, 1)
+    assert all(c > 0 for c in out["baseline_cpu_ms_per_request_before_after"])
     assert isinstance(out["api_rss_growth_pct"], int | float)
     assert out["deck_verify_errors"] == 0 and out["deck_verify_closed_loop_errors"] == 0
     assert out["signed_errors"] == 0 and out["baseline_errors"] == 0
