@@ -29,6 +29,10 @@ Processor = Callable[[Any], Any] | None
 T = TypeVar("T")
 
 
+#: SQLAlchemy's SQLite DATETIME storage format, positional (half the time of `isoformat`)
+_SQLITE_TEXT = "%04d-%02d-%02d %02d:%02d:%02d.%06d"
+
+
 def _utc_bind(dialect: Dialect, general: Processor) -> Processor:
     """The bind processor of a timestamp column with a fast path for the values this code
     writes (aware datetimes in UTC, `utcnow()`): on SQLite the text SQLAlchemy's processor makes
@@ -39,7 +43,16 @@ def _utc_bind(dialect: Dialect, general: Processor) -> Processor:
 
         def process(value: Any) -> Any:
             if type(value) is datetime and value.tzinfo is UTC:
-                return value.isoformat(" ", "microseconds")[:26]
+                v = value
+                return _SQLITE_TEXT % (
+                    v.year,
+                    v.month,
+                    v.day,
+                    v.hour,
+                    v.minute,
+                    v.second,
+                    v.microsecond,
+                )
             return general(value)
 
     else:
