@@ -53,12 +53,14 @@ def _prepare_database(engine: Engine) -> None:
 
 
 class MetaLedgerApp(FastAPI):
-    """FastAPI whose ASGI entry serves the play loop's hot routes (`routes/matches.hot`) by
-    their lean path (`api.hotroute.HotPath`), every other request by the full stack."""
+    """FastAPI whose ASGI entry serves the hot routes (the play loop's, `routes/matches.hot`,
+    and the deck registration, `routes/decks.hot`) by their lean path (`api.hotroute.HotPath`),
+    every other request by the full stack."""
 
     def build_middleware_stack(self) -> ASGIApp:
         """The full stack behind the hot routes' lean path."""
-        return HotPath(self, super().build_middleware_stack(), matches.hot.routes)  # type: ignore[arg-type]
+        hot = [*matches.hot.routes, *decks.hot.routes]
+        return HotPath(self, super().build_middleware_stack(), hot)  # type: ignore[arg-type]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """An HTTP request goes straight to the stack (as Starlette's entry does) when FastAPI's
@@ -134,10 +136,14 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
         audit,
     ):
         app.include_router(module.router)
-    # the play loop's routes (api.hotroute) first: a request is matched against the routes in
-    # order, and no other route's path overlaps theirs
+    # the hot routes (api.hotroute: the play loop's, the deck registration) first: a request
+    # is matched against the routes in order, and no other route's path and method are theirs
+    before = len(app.router.routes)
     app.include_router(matches.hot)
-    app.router.routes.insert(0, app.router.routes.pop())
+    app.include_router(decks.hot)
+    hot = app.router.routes[before:]
+    del app.router.routes[before:]
+    app.router.routes[:0] = hot
     app.include_router(audit.checks)
     return app
 

@@ -9,6 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from api import present, schemas
 from api.deps import Caller, Ctx, Token, run, run_hot
+from api.hotroute import HotRoute
 from api.metrics import DECKS
 from ledger.auth import service as auth
 from ledger.db import Transaction
@@ -16,10 +17,12 @@ from ledger.decks import service as decks
 from ledger.errors import MetaLedgerError
 
 router = APIRouter(prefix="/decks", tags=["decks"])
+#: the registration, served by a lean handler (api.hotroute) like the play loop's routes
+hot = APIRouter(prefix="/decks", tags=["decks"], route_class=HotRoute)
 
 
-@router.post("", response_model=schemas.DeckOut, status_code=201)
-async def register(body: schemas.DeckIn, ctx: Ctx, token: Token) -> schemas.DeckOut:
+@hot.post("", response_model=schemas.DeckOut, status_code=201)
+async def register(body: schemas.DeckIn, ctx: Ctx, token: Token) -> Response:
     """Check a deck (rules, then ownership at a pinned block with one balanceOfBatch, then copies
     free of your other live matches) and store its commitment."""
 
@@ -44,7 +47,7 @@ async def register(body: schemas.DeckIn, ctx: Ctx, token: Token) -> schemas.Deck
         raise
     DECKS.labels("ok").inc()
     # serialised once from the row, skipping FastAPI's re-validation of the answer
-    return Response(  # type: ignore[return-value]
+    return Response(
         present.deck(row).model_dump_json(), status_code=201, media_type="application/json"
     )
 

@@ -1,6 +1,6 @@
-"""The play loop's hot routes (`POST /matches/{id}/actions`, `GET /matches/{id}/legal-actions`)
-take the lean ASGI path (`api.hotroute.HotPath`): what a client sees must be what the full stack
-answers — the same problem+json refusals, headers and metrics; a method or path no hot route
+"""The hot routes (the play loop's, `POST /matches/{id}/actions`, `GET /matches/{id}/legal-actions`
+and the match's setup, and the deck registration, `POST /decks`) take the lean ASGI path
+(`api.hotroute.HotPath`): what a client sees must be what the full stack answers — the same problem+json refusals, headers and metrics; a method or path no hot route
 takes exactly goes the full way; an unexpected error is the 500 problem (no stack trace)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import pytest
 from api.hotroute import HotPath
 from api.limits import InputLimitsMiddleware
 from api.metrics import MetricsMiddleware
+from engine import get_game
 from ledger.matches import service as matches
 from tests.api.conftest import PLAYER_KEYS, LiveServer
 from tests.api.helpers import Player, sign_in
@@ -126,3 +127,24 @@ def test_fastapis_telemetry_check_runs_once_not_per_request(
         assert missing.headers["content-type"] == "application/problem+json"
     assert len(asked) == 2  # FastAPI's entry at the first request, HotPath when built
     assert isinstance(app.middleware_stack, HotPath) and app.middleware_stack.enabled
+
+
+def test_the_deck_registration_is_hot_with_the_full_stacks_refusals(
+    client: httpx.Client, player: Player
+) -> None:
+    from api.app import create_app
+
+    entry = create_app().build_middleware_stack()
+    assert isinstance(entry, HotPath)
+    assert ("/decks", frozenset({"POST"})) in {(r.path, m) for r, _, m, _ in entry.routes}
+    unsigned = client.post("/decks", json={"game": "metax", "cards": {}})
+    assert _problem(unsigned, 401)["instance"] == "/decks"
+    assert unsigned.headers["www-authenticate"] == "Bearer"
+    bad = _problem(player.post("/decks", {"game": 7}), 422)
+    locations = [e["loc"] for e in bad["errors"]]  # type: ignore[attr-defined]
+    assert ["body", "game"] in locations and ["body", "cards"] in locations
+    # the other /decks routes stay on the full stack, by method and path
+    assert player.get("/decks").status_code == 200
+    deck = dict(get_game("metax").starter_decks[0])
+    checked = player.post("/decks/check", {"game": "metax", "cards": deck})
+    assert checked.status_code == 200 and "violations" in checked.json()
