@@ -52,6 +52,10 @@ def _prepare_database(engine: Engine) -> None:
         run_unit(engine, sync_card_designs)
 
 
+#: the routers of the hot routes (api.hotroute): the play loop's, the deck registration
+_HOT_ROUTERS = (matches.hot, decks.hot)
+
+
 class MetaLedgerApp(FastAPI):
     """FastAPI whose ASGI entry serves the hot routes (the play loop's, `routes/matches.hot`,
     and the deck registration, `routes/decks.hot`) by their lean path (`api.hotroute.HotPath`),
@@ -59,7 +63,7 @@ class MetaLedgerApp(FastAPI):
 
     def build_middleware_stack(self) -> ASGIApp:
         """The full stack behind the hot routes' lean path."""
-        hot = [*matches.hot.routes, *decks.hot.routes]
+        hot = [route for router in _HOT_ROUTERS for route in router.routes]
         return HotPath(self, super().build_middleware_stack(), hot)  # type: ignore[arg-type]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -139,8 +143,8 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
     # the hot routes (api.hotroute: the play loop's, the deck registration) first: a request
     # is matched against the routes in order, and no other route's path and method are theirs
     before = len(app.router.routes)
-    app.include_router(matches.hot)
-    app.include_router(decks.hot)
+    for router in _HOT_ROUTERS:
+        app.include_router(router)
     hot = app.router.routes[before:]
     del app.router.routes[before:]
     app.router.routes[:0] = hot

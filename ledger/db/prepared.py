@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any, TypeVar
 
 from sqlalchemy import Dialect, bindparam, insert, inspect
@@ -43,15 +44,14 @@ def _utc_bind(dialect: Dialect, general: Processor) -> Processor:
 
         def process(value: Any) -> Any:
             if type(value) is datetime and value.tzinfo is UTC:
-                v = value
                 return _SQLITE_TEXT % (
-                    v.year,
-                    v.month,
-                    v.day,
-                    v.hour,
-                    v.minute,
-                    v.second,
-                    v.microsecond,
+                    value.year,
+                    value.month,
+                    value.day,
+                    value.hour,
+                    value.minute,
+                    value.second,
+                    value.microsecond,
                 )
             return general(value)
 
@@ -131,16 +131,29 @@ class Prepared:
         assert dbapi is not None
         return compiled, dbapi.cursor(), dialect
 
-    def _run(self, db: DB, values: Mapping[str, Any], fetch: Callable[[Any, _Compiled], T]) -> T:
-        """Execute once with `values`, then `fetch(cursor, compiled)`; a driver error raised as
-        SQLAlchemy's (IntegrityError, OperationalError ...), as `execute` would. (Plain
-        try/finally: a context manager's generator costs more than the statement here.)"""
+    def _run(
+        self,
+        db: DB,
+        values: Any,
+        fetch: Callable[[Any, _Compiled], T],
+        *,
+        many: bool = False,
+    ) -> T:
+        """Execute with `values` (`many`: once per mapping of them), then `fetch(cursor,
+        compiled)`; a driver error raised as SQLAlchemy's (IntegrityError, OperationalError ...),
+        as `execute` would. (Plain try/finally: a context manager's generator costs more than
+        the statement here.)"""
         compiled, cursor, dialect = self._cursor(db)
         try:
-            cursor.execute(compiled.sql, compiled.parameters(values))
+            if many:
+                cursor.executemany(compiled.sql, [compiled.parameters(v) for v in values])
+            else:
+                cursor.execute(compiled.sql, compiled.parameters(values))
             return fetch(cursor, compiled)
         except compiled.dbapi_error as exc:
-            raise _raised(compiled, exc, dialect) from exc
+            raise DBAPIError.instance(
+                compiled.sql, None, exc, compiled.dbapi_error, dialect=dialect
+            ) from exc
         finally:
             cursor.close()
 
@@ -150,13 +163,7 @@ class Prepared:
 
     def execute_many(self, db: DB, rows: Iterable[Mapping[str, Any]]) -> None:
         """Run the statement once per row of values."""
-        compiled, cursor, dialect = self._cursor(db)
-        try:
-            cursor.executemany(compiled.sql, [compiled.parameters(v) for v in rows])
-        except compiled.dbapi_error as exc:
-            raise _raised(compiled, exc, dialect) from exc
-        finally:
-            cursor.close()
+        self._run(db, rows, _nothing, many=True)
 
     def first(self, db: DB, values: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The first result row (processed as SQLAlchemy would), or None."""
@@ -167,8 +174,8 @@ class Prepared:
         return self._run(db, values, _all)
 
 
-def _raised(compiled: _Compiled, exc: Exception, dialect: Dialect) -> Exception:
-    return DBAPIError.instance(compiled.sql, None, exc, compiled.dbapi_error, dialect=dialect)
+def _nothing(_cursor: Any, _compiled: _Compiled) -> None:
+    return None
 
 
 def _rowcount(cursor: Any, _compiled: _Compiled) -> int:
@@ -204,24 +211,26 @@ def attach(session: Session, model: type[T], values: Mapping[str, Any]) -> T | N
     return instance
 
 
-_INSERTS: dict[tuple[type, bool], tuple[Prepared, tuple[str, ...]]] = {}
+@cache
+def _generated_key(model: type) -> str | None:
+    """The attribute of `model`'s autoincrement key column, if its table has one."""
+    column: Any = inspect(model).local_table.autoincrement_column
+    return None if column is None else str(column.key)
 
 
+@cache
 def _insert_of(model: type, generated: bool) -> tuple[Prepared, tuple[str, ...]]:
     """The INSERT of every column of `model`'s table and the column keys it binds; `generated`:
     without the autoincrement key, which it returns (RETURNING: SQLite and PostgreSQL)."""
-    found = _INSERTS.get((model, generated))
-    if found is None:
-        table: Any = inspect(model).local_table
-        key = table.autoincrement_column
-        keys = tuple(c.key for c in table.c if not (generated and c is key))
-        statement: Executable = (
-            insert(table).values({k: bindparam(k) for k in keys}).returning(key)
-            if generated
-            else insert(table)  # every column, bound by its key
-        )
-        found = _INSERTS[(model, generated)] = (Prepared(statement), keys)
-    return found
+    table: Any = inspect(model).local_table
+    key = table.autoincrement_column
+    keys = tuple(c.key for c in table.c if not (generated and c is key))
+    statement: Executable = (
+        insert(table).values({k: bindparam(k) for k in keys}).returning(key)
+        if generated
+        else insert(table)  # every column, bound by its key
+    )
+    return Prepared(statement), keys
 
 
 def insert_attached(db: DB, *instances: Any) -> None:
@@ -233,15 +242,15 @@ def insert_attached(db: DB, *instances: Any) -> None:
     session = orm(db)
     session.flush()
     for instance in instances:
-        model = type(instance)
-        key = inspect(model).local_table.autoincrement_column
-        generated = key is not None and getattr(instance, key.key) is None
+        model: Any = type(instance)
+        key = _generated_key(model)
+        generated = key is not None and getattr(instance, key) is None
         statement, keys = _insert_of(model, generated)
         values = {name: getattr(instance, name) for name in keys}
-        if generated:
+        if key is not None and generated:
             row = statement.first(db, values)
-            assert row is not None and key is not None
-            setattr(instance, key.key, row[0])
+            assert row is not None
+            setattr(instance, key, row[0])
         else:
             statement.execute(db, values)
     for instance in instances:

@@ -22,7 +22,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from sqlalchemy import Dialect, Engine, event
 from sqlalchemy.engine import Connection
@@ -44,21 +44,21 @@ def _settle(
     commit: Callable[[], None],
     rollback: Callable[[], None],
     keep: Callable[[], bool],
-) -> BaseException:
+) -> NoReturn:
     """End a unit whose body (or commit) raised `exc`: roll back, or commit a refusal after
-    `keep_on_refusal`; the exception to raise (database errors mapped to Conflict /
-    ServiceUnavailable, anything else itself)."""
+    `keep_on_refusal`; then raise (database errors mapped to Conflict / ServiceUnavailable,
+    anything else as it is)."""
     if isinstance(exc, IntegrityError):
         rollback()
-        return Conflict("the request conflicts with a concurrent change; retry")
+        raise Conflict("the request conflicts with a concurrent change; retry") from exc
     if isinstance(exc, OperationalError):
         rollback()
-        return ServiceUnavailable("the database is unavailable; retry")
+        raise ServiceUnavailable("the database is unavailable; retry") from exc
     if isinstance(exc, MetaLedgerError) and keep():
         commit()
     else:
         rollback()
-    return exc
+    raise exc
 
 
 @contextmanager
@@ -71,10 +71,7 @@ def _outcome(
         yield
         commit()
     except BaseException as exc:
-        raised = _settle(exc, commit, rollback, keep)
-        if raised is exc:
-            raise
-        raise raised from exc
+        _settle(exc, commit, rollback, keep)
 
 
 @contextmanager
@@ -284,10 +281,7 @@ def run_lean(engine: Engine, work: Callable[[Transaction], T], *, write: bool = 
             result = work(tx)
             tx.commit()
         except BaseException as exc:
-            raised = _settle(exc, tx.commit, tx.rollback, tx.kept)
-            if raised is exc:
-                raise
-            raise raised from exc
+            _settle(exc, tx.commit, tx.rollback, tx.kept)
         return result
     finally:
         tx.close()
