@@ -64,6 +64,7 @@ _LIVE_SEAT_CARDS = Prepared(
     .join(Match, col(Match.id) == col(MatchSeat.match_id))
     .where(
         col(MatchSeat.address) == bindparam("owner"),
+        col(MatchSeat.live) == bindparam("live"),  # the index (address, live): not the history
         col(MatchSeat.is_bot).is_(False),
         col(Match.game) == bindparam("game"),
         or_(*(col(Match.status) == bindparam(name) for name in _LIVE)),
@@ -114,7 +115,8 @@ def live_seat_cards(
     db: DB, owner: str, *, game: str, exclude_match: str | None = None
 ) -> list[dict[str, int]]:
     """The deck lists (card id -> copies) `owner` has in live matches of `game`."""
-    params = {"owner": owner, "game": game, "exclude_match": exclude_match or "", **_LIVE}
+    params = {"owner": owner, "live": True, "game": game, "exclude_match": exclude_match or ""}
+    params |= _LIVE
     return [dict(cards) for (cards,) in _LIVE_SEAT_CARDS.all(db, params)]
 
 

@@ -169,11 +169,24 @@ def update_match_if_version(db: DB, match_id: str, version: int, values: dict[st
     return _update_if(db, match_id, guards, values)
 
 
+_SEATS_ENDED = Prepared(
+    update(_SEAT_TABLE)
+    .where(_SEAT_TABLE.c.match_id == bindparam("match_id"))
+    .values(live=bindparam("live"))
+)
+_LIVE_VALUES = frozenset(status.value for status in LIVE_STATUSES)
+
+
 def update_match_if_status(db: Session, match_id: str, status: str, values: dict[str, Any]) -> bool:
     """Write `values` only if the match still has `status` (after the unit's pending writes, as
-    Session.execute would)."""
+    Session.execute would); a match it ends (a status that is not live) has its seats marked
+    no longer live in the same transaction."""
     db.flush()
-    return _update_if(db, match_id, {"status": status}, values)
+    if not _update_if(db, match_id, {"status": status}, values):
+        return False
+    if "status" in values and values["status"] not in _LIVE_VALUES:
+        _SEATS_ENDED.execute(db, {"match_id": match_id, "live": False})
+    return True
 
 
 _ACTIONS = MatchAction.__table__  # type: ignore[attr-defined]

@@ -53,6 +53,11 @@ def boolean(name: str, *, nullable: bool = False) -> Element:
     return _column(name, sa.Boolean, nullable)
 
 
+def flag(name: str, *, default: bool) -> Element:
+    """A NOT NULL BOOLEAN column whose existing rows (and inserts that omit it) get `default`."""
+    return _column(name, sa.Boolean, False, server_default=sa.true() if default else sa.false())
+
+
 def json(name: str, *, nullable: bool = False) -> Element:
     """A JSON column."""
     return _column(name, sa.JSON, nullable)
@@ -137,22 +142,50 @@ def create_tables(*tables: Table, then: Sequence[str] = ()) -> tuple[Step, Step]
     return upgrade, downgrade
 
 
-def add_columns(added: Mapping[str, Sequence[Element]]) -> tuple[Step, Step]:
+def add_columns(
+    added: Mapping[str, Sequence[Element]],
+    *,
+    then: Sequence[str] = (),
+    indexes: Mapping[str, Sequence[tuple[str, Sequence[str]]]] | None = None,
+    dropped_indexes: Mapping[str, Sequence[tuple[str, Sequence[str]]]] | None = None,
+) -> tuple[Step, Step]:
     """The (upgrade, downgrade) of a revision that adds columns to existing tables (table →
-    its new columns, in order); the downgrade drops them, last table and last column first."""
+    its new columns, in order), runs the SQL statements `then` (filling them in), drops
+    `dropped_indexes` and creates `indexes` (table → (name, columns) pairs); the downgrade
+    undoes each step in reverse order, last table and last column first."""
 
     def upgrade() -> None:
-        """Add the revision's columns."""
+        """Add the revision's columns, fill them in, replace the indexes."""
         for name, columns in added.items():
             with op.batch_alter_table(name, schema=None) as batch_op:
                 for column in columns:
                     batch_op.add_column(column())
+        for statement in then:
+            op.execute(statement)
+        _drop_indexes(dropped_indexes or {})
+        _create_indexes(indexes or {})
 
     def downgrade() -> None:
-        """Drop the revision's columns, last first."""
+        """Put the indexes back as they were, then drop the revision's columns, last first."""
+        _drop_indexes(indexes or {})
+        _create_indexes(dropped_indexes or {})
         for name, columns in reversed(list(added.items())):
             with op.batch_alter_table(name, schema=None) as batch_op:
                 for column in reversed(columns):
                     batch_op.drop_column(column().name)
 
     return upgrade, downgrade
+
+
+def _create_indexes(indexes: Mapping[str, Sequence[tuple[str, Sequence[str]]]]) -> None:
+    for name, named in indexes.items():
+        with op.batch_alter_table(name, schema=None) as batch_op:
+            for index, columns in named:
+                batch_op.create_index(batch_op.f(index), list(columns), unique=False)
+
+
+def _drop_indexes(indexes: Mapping[str, Sequence[tuple[str, Sequence[str]]]]) -> None:
+    for name, named in reversed(list(indexes.items())):
+        with op.batch_alter_table(name, schema=None) as batch_op:
+            for index, _ in reversed(named):
+                batch_op.drop_index(batch_op.f(index))

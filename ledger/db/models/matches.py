@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, Text
+from sqlalchemy import JSON, BigInteger, Column, Index, Text
 from sqlmodel import Field, SQLModel
 
 from ledger.db.models.base import utcnow
@@ -76,10 +76,11 @@ class MatchSeat(SQLModel, table=True):
     """A player's seat in a match: who, which deck, and their seed commit / reveal."""
 
     __tablename__ = "match_seats"
+    __table_args__ = (Index("ix_match_seats_address_live", "address", "live"),)
 
     match_id: str = Field(foreign_key="matches.id", primary_key=True, max_length=66)
     seat: int = Field(primary_key=True)
-    address: str = Field(index=True, max_length=42)
+    address: str = Field(max_length=42)  # indexed with `live`
     deck_id: str | None = Field(default=None, foreign_key="deck_commitments.id", max_length=36)
     deck_hash: str = Field(max_length=66)
     cards: dict[str, int] = Field(sa_column=Column(JSON, nullable=False))
@@ -95,6 +96,9 @@ class MatchSeat(SQLModel, table=True):
     authorization: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
     #: the session key's MatchEnd signature over the whole transcript, once the match is over
     end_acknowledgement: str | None = Field(default=None, max_length=132)
+    #: False once the match has ended (finished or cancelled; it never becomes live again): an
+    #: owner's seats in live matches are found by (address, live), not among all its past seats
+    live: bool = Field(default=True)
 
 
 class MatchAction(SQLModel, table=True):

@@ -51,3 +51,72 @@ def test_db_upgrade_command(tmp_path: object) -> None:
     assert result.exit_code == 0, result.output
     assert f"database at revision {head}" in result.output
     assert CliRunner().invoke(app, ["db", "current", "--url", url]).output.strip() == head
+
+
+def test_live_seats_are_filled_in_from_their_matches_status(database_url: str) -> None:
+    """Revision 0007 on a database with matches: the seats of ended matches are not live."""
+    from sqlalchemy import MetaData, Table, select
+
+    from ledger.db.models import Match, Wallet
+
+    upgrade(database_url, "0006")
+    engine = make_engine(database_url)
+    owner = "0x" + "11" * 20
+    statuses = ("open", "seeding", "active", "finished", "cancelled")
+    try:
+        with engine.begin() as conn:
+            tables = MetaData()
+            wallets, matches, seats = (
+                Table(name, tables, autoload_with=conn)
+                for name in ("wallets", "matches", "match_seats")
+            )
+            assert "live" not in seats.c
+            conn.execute(wallets.insert().values(**Wallet(address=owner).model_dump()))
+            for n, status in enumerate(statuses):
+                row = Match(
+                    id=f"0x{n:064x}",
+                    game="metax",
+                    ruleset_version="1",
+                    catalogue_hash="c",
+                    created_by=owner,
+                    operator_commit="0x" + "22" * 32,
+                    operator_secret="0x" + "33" * 32,
+                    status=status,
+                )
+                conn.execute(matches.insert().values(**row.model_dump()))
+                for seat in (0, 1):
+                    conn.execute(
+                        seats.insert().values(
+                            match_id=row.id,
+                            seat=seat,
+                            address=owner,
+                            deck_hash="0x",
+                            cards={},
+                            is_bot=False,
+                        )
+                    )
+        upgrade(database_url)
+        with engine.connect() as conn:
+            seats = Table("match_seats", MetaData(), autoload_with=conn)
+            live = dict(
+                conn.execute(select(seats.c.match_id, seats.c.live).where(seats.c.seat == 1)).all()
+            )
+            indexes = {ix["name"] for ix in inspect(conn).get_indexes("match_seats")}
+    finally:
+        engine.dispose()
+    assert [live[f"0x{n:064x}"] for n in range(5)] == [True, True, True, False, False]
+    assert "ix_match_seats_address_live" in indexes and "ix_match_seats_address" not in indexes
+
+    from alembic import command
+
+    command.downgrade(alembic_config(database_url), "0006")  # and back: the seats unchanged
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            columns = {c["name"] for c in inspect(conn).get_columns("match_seats")}
+            indexes = {ix["name"] for ix in inspect(conn).get_indexes("match_seats")}
+            count = conn.exec_driver_sql("SELECT count(*) FROM match_seats").scalar()
+    finally:
+        engine.dispose()
+    assert "live" not in columns and count == 10
+    assert "ix_match_seats_address" in indexes and "ix_match_seats_address_live" not in indexes

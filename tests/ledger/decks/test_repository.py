@@ -1,5 +1,5 @@
-"""The decks repository's prepared read of a deck is what the ORM reads of the same row, on
-SQLite and PostgreSQL."""
+"""The decks repository's prepared read of a deck is what the ORM reads of the same row, and an
+owner's live seats are read through the (address, live) index, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from ledger.db import lean_unit, unit_of_work
-from ledger.db.models import DeckCommitment, Wallet
+from ledger.db.models import DeckCommitment, Match, MatchSeat, Wallet
 from ledger.decks import repository as repo
+from ledger.matches import repository as matches_repo
 
 OWNER = "0x" + "11" * 20
 DECK = DeckCommitment(
@@ -56,3 +57,54 @@ def test_a_deck_the_session_holds_is_that_instance(engine: Engine) -> None:
     with unit_of_work(engine, write=False) as db:
         held = db.get(DeckCommitment, DECK.id)
         assert isinstance(db, Session) and repo.get_deck(db, DECK.id) is held
+
+
+def _match(match_id: str, status: str, cards: dict[str, int]) -> list[object]:
+    match = Match(
+        id=match_id,
+        game="metax",
+        ruleset_version="r1",
+        catalogue_hash="c",
+        created_by=OWNER,
+        operator_commit="0x" + "22" * 32,
+        operator_secret="0x" + "33" * 32,
+        status=status,
+    )
+    seat = MatchSeat(match_id=match_id, seat=0, address=OWNER, deck_hash="0x", cards=cards)
+    return [match, seat]
+
+
+def test_live_seat_cards_are_those_of_the_owners_live_matches_only(engine: Engine) -> None:
+    ids = [f"0x{n:064x}" for n in range(1, 5)]
+    with unit_of_work(engine) as db:
+        matches_repo.add(db, Wallet(address=OWNER))
+        matches_repo.add(db, *_match(ids[0], "active", {"a": 1}))
+        matches_repo.add(db, *_match(ids[1], "active", {"b": 2}))  # ends below
+        matches_repo.add(db, *_match(ids[2], "open", {"c": 3}))
+        matches_repo.add(db, *_match(ids[3], "seeding", {"d": 4}))
+    with unit_of_work(engine) as db:
+        assert matches_repo.update_match_if_status(db, ids[1], "active", {"status": "finished"})
+    with lean_unit(engine, write=False) as tx:
+        found = repo.live_seat_cards(tx, OWNER, game="metax")
+        others = repo.live_seat_cards(tx, OWNER, game="metax", exclude_match=ids[2])
+        elsewhere = repo.live_seat_cards(tx, OWNER, game="metamasters")
+    assert sorted(found, key=str) == [{"a": 1}, {"c": 3}, {"d": 4}]
+    assert sorted(others, key=str) == [{"a": 1}, {"d": 4}] and elsewhere == []
+
+
+def test_live_seats_are_found_by_the_address_live_index_not_the_history(engine: Engine) -> None:
+    compiled = repo._LIVE_SEAT_CARDS.statement.compile(dialect=engine.dialect)
+    values = {"owner": OWNER, "live": True, "game": "metax", "exclude_match": "", **repo._LIVE}
+    sqlite = engine.dialect.name == "sqlite"
+    params = tuple(values[n] for n in compiled.positiontup or ()) if sqlite else values
+    with engine.connect() as conn:
+        if not sqlite:  # on a table this small PostgreSQL would scan it: is the index usable?
+            conn.exec_driver_sql("SET enable_seqscan = off")
+        explain = "EXPLAIN QUERY PLAN " if sqlite else "EXPLAIN "
+        plan = " | ".join(
+            str(row[-1]) for row in conn.exec_driver_sql(explain + str(compiled), params)
+        )
+    if sqlite:
+        assert "match_seats USING INDEX ix_match_seats_address_live (address=? AND live=?)" in plan
+    else:
+        assert "ix_match_seats_address_live on match_seats" in plan, plan

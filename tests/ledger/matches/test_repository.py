@@ -117,3 +117,31 @@ def test_detached_seats_are_the_orms_rows_bound_to_no_session(engine: Engine) ->
         assert tx._session is None  # no ORM Session was made for them
     assert [s.model_dump() for s in seats] == by_orm and [s.seat for s in seats] == [0, 1]
     assert all(inspect(s).detached or inspect(s).transient for s in seats)
+
+
+def _live_flags(engine: Engine) -> list[bool]:
+    with unit_of_work(engine, write=False) as db:
+        return [s.live for s in repo.seats(db, MATCH_ID)]
+
+
+def test_a_match_that_ends_has_its_seats_no_longer_live(engine: Engine) -> None:
+    _store_actions(engine, 0)
+    with unit_of_work(engine) as db:
+        repo.add(
+            db,
+            *(
+                MatchSeat(match_id=MATCH_ID, seat=n, address=CREATOR, deck_hash="0x", cards={})
+                for n in (0, 1)
+            ),
+        )
+    assert _live_flags(engine) == [True, True]
+    for was, now in (("open", "seeding"), ("seeding", "active")):  # still live
+        with unit_of_work(engine) as db:
+            assert repo.update_match_if_status(db, MATCH_ID, was, {"status": now})
+        assert _live_flags(engine) == [True, True]
+    with unit_of_work(engine) as db:  # a guard that fails changes nothing
+        assert not repo.update_match_if_status(db, MATCH_ID, "open", {"status": "cancelled"})
+    assert _live_flags(engine) == [True, True]
+    with unit_of_work(engine) as db:
+        assert repo.update_match_if_status(db, MATCH_ID, "active", {"status": "finished"})
+    assert _live_flags(engine) == [False, False]
