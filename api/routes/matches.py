@@ -133,12 +133,13 @@ async def commit(match_id: MatchId, body: schemas.CommitIn, ctx: Ctx, token: Tok
 async def reveal(match_id: MatchId, body: schemas.RevealIn, ctx: Ctx, token: Token) -> Response:
     """Reveal your seed secret; the last reveal checks ownership at a freshly pinned block and starts the match."""
 
-    def reads(db: Session) -> StartReads | None:
+    def reads(db: Transaction) -> StartReads | None:
         return start_reads(db, match_id, auth.authenticate(db, token, ctx))
 
     # the last reveal's chain reads go to the thread pool before its transaction, which then
-    # runs on the event loop like the other reveals (`ledger.matches.starting`)
-    needed = await run_local(ctx, reads, write=False)
+    # runs on the event loop like the other reveals (`ledger.matches.starting`); what they need
+    # is read by prepared statements in a lean unit (no ORM Session)
+    needed = run_hot(ctx, reads, write=False)
     read = None if needed is None else await run_in_threadpool(read_start, ctx, needed)
     return await _act(ctx, match_id, token, matches.reveal_seed, body.secret, read)
 

@@ -41,7 +41,7 @@ def start_reads(db: DB, match_id: str, address: str) -> StartReads | None:
     match = repo.live_match(db, match_id)
     if match is None or match.status != MatchStatus.SEEDING:
         return None
-    seats = repo.seats(db, match_id)
+    seats = repo.detached_seats(db, match_id)  # read only
     mine = [s for s in seats if s.address == address and not s.is_bot]
     others = [s for s in seats if s not in mine]
     if len(seats) < 2 or len(mine) != 1 or mine[0].seed_secret is not None:
