@@ -18,10 +18,20 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+
+def _database(path: Path, tree: Path) -> str:
+    """A SQLite database at `path` migrated by `tree`'s own migrations (the two trees' schemas
+    may differ: each API refuses a database at a revision it does not know)."""
+    url = f"sqlite:///{path}"
+    code = "import sys; from ledger.db.migrations import upgrade; upgrade(sys.argv[1])"
+    subprocess.run([sys.executable, "-c", code, url], cwd=tree, check=True)
+    return url
 
 
 def main(base: Path, rounds: int, window: float) -> dict[str, Any]:
@@ -40,7 +50,7 @@ def main(base: Path, rounds: int, window: float) -> dict[str, Any]:
         for side, tree in trees.items():
             os.environ["PYTHONPATH"] = str(tree)
             os.chdir(tree)
-            server = stack.api(stack.database("sqlite"), api_access_log="false")
+            server = stack.api(_database(stack.tmp / f"{side}.db", tree), api_access_log="false")
             served = Path(f"/proc/{server.process.pid}/cwd").resolve()
             assert served == tree, (side, served)
             servers[side] = (server, bench._seats(server.url, stack.keys[:8]))
