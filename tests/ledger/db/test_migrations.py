@@ -57,7 +57,8 @@ def test_live_seats_are_filled_in_from_their_matches_status(database_url: str) -
     """Revision 0007 on a database with matches: the seats of ended matches are not live."""
     from sqlalchemy import MetaData, Table, select
 
-    from ledger.db.models import Match, Wallet
+    from ledger.db.models import Wallet
+    from tests.ledger.match_support import match_row
 
     upgrade(database_url, "0006")
     engine = make_engine(database_url)
@@ -73,16 +74,7 @@ def test_live_seats_are_filled_in_from_their_matches_status(database_url: str) -
             assert "live" not in seats.c
             conn.execute(wallets.insert().values(**Wallet(address=owner).model_dump()))
             for n, status in enumerate(statuses):
-                row = Match(
-                    id=f"0x{n:064x}",
-                    game="metax",
-                    ruleset_version="1",
-                    catalogue_hash="c",
-                    created_by=owner,
-                    operator_commit="0x" + "22" * 32,
-                    operator_secret="0x" + "33" * 32,
-                    status=status,
-                )
+                row = match_row(f"0x{n:064x}", owner, status)
                 conn.execute(matches.insert().values(**row.model_dump()))
                 for seat in (0, 1):
                     conn.execute(

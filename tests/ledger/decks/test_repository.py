@@ -9,9 +9,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from ledger.db import lean_unit, unit_of_work
-from ledger.db.models import DeckCommitment, Match, MatchSeat, Wallet
+from ledger.db.models import DeckCommitment, MatchSeat, Wallet
 from ledger.decks import repository as repo
 from ledger.matches import repository as matches_repo
+from tests.ledger.match_support import match_row
 
 OWNER = "0x" + "11" * 20
 DECK = DeckCommitment(
@@ -60,16 +61,7 @@ def test_a_deck_the_session_holds_is_that_instance(engine: Engine) -> None:
 
 
 def _match(match_id: str, status: str, cards: dict[str, int]) -> list[object]:
-    match = Match(
-        id=match_id,
-        game="metax",
-        ruleset_version="r1",
-        catalogue_hash="c",
-        created_by=OWNER,
-        operator_commit="0x" + "22" * 32,
-        operator_secret="0x" + "33" * 32,
-        status=status,
-    )
+    match = match_row(match_id, OWNER, status)
     seat = MatchSeat(match_id=match_id, seat=0, address=OWNER, deck_hash="0x", cards=cards)
     return [match, seat]
 

@@ -7,9 +7,10 @@ from dataclasses import asdict, fields
 from sqlalchemy import Engine, inspect
 
 from ledger.db import lean_unit, unit_of_work
-from ledger.db.models import Match, MatchAction, MatchSeat, TranscriptRow
+from ledger.db.models import MatchAction, MatchSeat, TranscriptRow
 from ledger.db.models.wallets import Wallet
 from ledger.matches import repository as repo
+from tests.ledger.match_support import match_row
 
 MATCH_ID = "0x" + "ab" * 32
 CREATOR = "0x" + "11" * 20
@@ -18,18 +19,7 @@ CREATOR = "0x" + "11" * 20
 def _store_actions(engine: Engine, count: int) -> None:
     with unit_of_work(engine) as db:
         repo.add(db, Wallet(address=CREATOR))
-        repo.add(
-            db,
-            Match(
-                id=MATCH_ID,
-                game="metax",
-                ruleset_version="r",
-                catalogue_hash="c",
-                created_by=CREATOR,
-                operator_commit="0x" + "22" * 32,
-                operator_secret="0x" + "33" * 32,
-            ),
-        )
+        repo.add(db, match_row(MATCH_ID, CREATOR))
         # stored out of order, with bot entries (no signature) and odd JSON among them
         for index in reversed(range(count)):
             by_bot = index % 3 == 2
