@@ -105,16 +105,12 @@ class Table:
         """CREATE TABLE, then CREATE INDEX each index in order."""
         op.create_table(self.name, *(element() for element in self.elements))
         if self.indexes:
-            with op.batch_alter_table(self.name, schema=None) as batch_op:
-                for index, columns in self.index_names():
-                    batch_op.create_index(batch_op.f(index), columns, unique=False)
+            _create_indexes({self.name: self.index_names()})
 
     def drop(self) -> None:
         """DROP INDEX each index last first, then DROP TABLE."""
         if self.indexes:
-            with op.batch_alter_table(self.name, schema=None) as batch_op:
-                for index, _ in reversed(self.index_names()):
-                    batch_op.drop_index(batch_op.f(index))
+            _drop_indexes({self.name: self.index_names()})
         op.drop_table(self.name)
 
 
@@ -178,6 +174,7 @@ def add_columns(
 
 
 def _create_indexes(indexes: Mapping[str, Sequence[tuple[str, Sequence[str]]]]) -> None:
+    """CREATE INDEX each (name, columns) of each table, in order."""
     for name, named in indexes.items():
         with op.batch_alter_table(name, schema=None) as batch_op:
             for index, columns in named:
@@ -185,6 +182,7 @@ def _create_indexes(indexes: Mapping[str, Sequence[tuple[str, Sequence[str]]]]) 
 
 
 def _drop_indexes(indexes: Mapping[str, Sequence[tuple[str, Sequence[str]]]]) -> None:
+    """DROP INDEX each (name, columns) of each table, last first."""
     for name, named in reversed(list(indexes.items())):
         with op.batch_alter_table(name, schema=None) as batch_op:
             for index, _ in reversed(named):
