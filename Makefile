@@ -15,7 +15,14 @@ help:
 	@echo "make slither static analysis of the contracts (own venv)"
 	@echo "make web     rebuild the web app (web/ -> api/web, not committed) after changing it"
 
-install: $(VENV)/.installed node_modules/.installed api/web/.built
+install: $(VENV)/.installed $(VENV)/.compiled node_modules/.installed api/web/.built
+
+# bytecode, as a wheel install writes it: every `python` started here (the CLI, the API, workers,
+# tests) then skips compiling the sources it imports, also where PYTHONDONTWRITEBYTECODE is set
+PY_SOURCES := $(shell find engine ledger api workers -name '*.py' 2>/dev/null)
+$(VENV)/.compiled: $(VENV)/.installed $(PY_SOURCES)
+	@$(BIN)/python -m compileall -q -j 0 engine ledger api workers >/dev/null
+	@touch $@
 
 # the web app's assets (api/web, git-ignored) built from web/ whenever a source is newer
 WEB_SOURCES := $(wildcard web/*.mjs web/*.html web/src/*.ts web/src/*.css web/src/pages/*.ts) ledger/chain/artifacts/MatchLedger.json
@@ -27,7 +34,7 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found: install Python 3.11+"; exit 1; }
 	@[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
 	@[ -x $(BIN)/uv ] || $(BIN)/pip install --quiet uv==$(UV_VERSION)
-	$(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes -r requirements.lock
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes --compile-bytecode -r requirements.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
 	@touch $@
 
@@ -70,3 +77,4 @@ slither: install
 
 clean:
 	rm -rf $(VENV) node_modules .metaledger .pytest_cache .mypy_cache .ruff_cache
+	find engine ledger api workers tests -name __pycache__ -prune -exec rm -rf {} +

@@ -103,7 +103,7 @@ class BatchMemo:
         if start >= 0:
             start += len(_KEY)
             for text, known in self._lists.items():
-                if data[start : start + len(text)] != text:
+                if not data.startswith(text, start):  # no copy of the list's bytes
                     continue
                 rest = b"".join(
                     (

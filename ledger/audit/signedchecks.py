@@ -16,8 +16,8 @@ from ledger.chain.transport import JsonRpc
 from ledger.errors import InvalidInput
 from ledger.protocol import eip712
 from ledger.protocol.hexcodec import checksum_address as to_checksum_address
-from ledger.protocol.hexcodec import from_hex
-from ledger.protocol.signatures import recover_low_s_signer
+from ledger.protocol.hexcodec import from_hex, to_hex
+from ledger.protocol.signatures import recover_low_s_address, recover_low_s_signer
 from ledger.protocol.signedmoves import (
     RESIGN_ACTION,
     TIMEOUT_ACTION,
@@ -201,6 +201,7 @@ class SignedTranscriptChecks(ABC):
             + (" and a forfeit" if forfeit else ""),
         )
         bots = {i for i, s in enumerate(seats) if s["by_bot"]}
+        session_keys = tuple(from_hex(to_checksum_address(s["session_key"])) for s in seats)
         replayed = self._replay()
         movers, applied = replayed.movers, replayed.applied()
         signed = [0, 0]
@@ -225,8 +226,7 @@ class SignedTranscriptChecks(ABC):
                 raise CheckFailed(f"{_entry_name(k, entry)}: the receipt is not the signer's")
             prev = expected
             if k >= len(actions):
-                name = _entry_name(k, entry)
-                self._forfeit_entry(name, entry, forfeit, seats, bots, expected)
+                self._forfeit_entry(k, entry, forfeit, seats, bots, expected, session_keys)
                 if entry["signature"] is not None:
                     signed[seat] += 1
                 continue
@@ -251,24 +251,24 @@ class SignedTranscriptChecks(ABC):
                         f"action {actions[k]}"
                     )
             else:
-                name = _entry_name(k, entry)
-                _require(
-                    seat not in bots, f"{name}: the bot seat's move is not marked as the bot's"
-                )
-                self._player_signed(name, seats[seat], expected, entry)
-                _require(
-                    action.count("[") == 1 and action.startswith("[") and action.endswith("]"),
-                    f"{name}: a move is a flat JSON list",
-                )
+                if seat in bots:
+                    raise CheckFailed(
+                        f"{_entry_name(k, entry)}: the bot seat's move is not marked as the bot's"
+                    )
+                self._player_signed(k, seats[seat], expected, entry, session_keys[seat])
+                if not (action.count("[") == 1 and action.startswith("[") and action.endswith("]")):
+                    raise CheckFailed(f"{_entry_name(k, entry)}: a move is a flat JSON list")
                 meant = replayed.meant[k]
                 if isinstance(meant, IllegalAction | ValueError):
-                    raise CheckFailed(f"{name}: the signed move does not resolve: {meant}")
+                    raise CheckFailed(
+                        f"{_entry_name(k, entry)}: the signed move does not resolve: {meant}"
+                    )
                 if isinstance(meant, Exception):
                     raise meant
                 if meant != list(actions[k]):
                     raise CheckFailed(
-                        f"{name}: the player signed {action} (action {meant}), the transcript "
-                        f"has {actions[k]}"
+                        f"{_entry_name(k, entry)}: the player signed {action} (action {meant}), "
+                        f"the transcript has {actions[k]}"
                     )
                 signed[seat] += 1
             if k >= applied:
@@ -290,31 +290,42 @@ class SignedTranscriptChecks(ABC):
         )
 
     def _player_signed(
-        self, name: str, seat: dict[str, Any], entry_hash: bytes, entry: dict[str, Any]
+        self,
+        k: int,
+        seat: dict[str, Any],
+        entry_hash: bytes,
+        entry: dict[str, Any],
+        session_key: bytes,
     ) -> None:
-        _require(entry["signature"] is not None, f"{name}: a player's move without its signature")
+        """CheckFailed unless entry `k` carries a low-s signature of `entry_hash` by the seat's
+        session key (`session_key`: its 20 bytes); the messages are made only for a failure."""
+        if entry["signature"] is None:
+            raise CheckFailed(f"{_entry_name(k, entry)}: a player's move without its signature")
         try:
-            by = recover_low_s_signer(entry_hash, entry["signature"])
+            by = recover_low_s_address(entry_hash, entry["signature"])
         except InvalidInput as exc:
-            raise CheckFailed(f"{name}: {exc.detail}") from None
-        _require(
-            by == to_checksum_address(seat["session_key"]),
-            f"{name}: the signature is not by seat {seat['seat']}'s session key "
-            f"{to_checksum_address(seat['session_key'])} (it recovers to {by})",
-        )
+            raise CheckFailed(f"{_entry_name(k, entry)}: {exc.detail}") from None
+        if by != session_key:
+            raise CheckFailed(
+                f"{_entry_name(k, entry)}: the signature is not by seat {seat['seat']}'s session "
+                f"key {to_checksum_address(seat['session_key'])} (it recovers to "
+                f"{to_checksum_address(to_hex(by))})"
+            )
 
     def _forfeit_entry(
         self,
-        name: str,
+        k: int,
         entry: dict[str, Any],
         forfeit: dict[str, Any] | None,
         seats: list[dict[str, Any]],
         bots: set[int],
         entry_hash: bytes,
+        session_keys: tuple[bytes, ...],
     ) -> None:
+        name = _entry_name(k, entry)
+        seat = int(entry["seat"])
         _require(forfeit is not None, f"{name}: an entry after the last action without a forfeit")
         assert forfeit is not None
-        seat = int(entry["seat"])
         _require(
             seat == int(forfeit["player"]) and not entry["by_bot"],
             f"{name}: the forfeit is seat {forfeit['player']}'s",
@@ -325,7 +336,7 @@ class SignedTranscriptChecks(ABC):
                 f"{name}: the resignation entry is {RESIGN_ACTION}",
             )
             _require(seat not in bots, f"{name}: the bot does not resign")
-            self._player_signed(name, seats[seat], entry_hash, entry)
+            self._player_signed(k, seats[seat], entry_hash, entry, session_keys[seat])
         else:
             _require(
                 entry["action"] == TIMEOUT_ACTION, f"{name}: the timeout entry is {TIMEOUT_ACTION}"

@@ -22,7 +22,7 @@ from ledger.chain.transport import JsonRpc
 from ledger.devstack.anvil import AnvilNode
 from ledger.protocol import eip712, merkle
 from ledger.protocol.hexcodec import from_hex, to_hex
-from ledger.protocol.signatures import sign_digest
+from ledger.protocol.signatures import SECP256K1_N, sign_digest
 from ledger.protocol.signedmoves import EntryChain, canonical_action, transcript_hash
 from tests.api.conftest import start_duel
 from tests.api.helpers import acknowledge, play_out
@@ -226,3 +226,34 @@ def test_a_rewritten_human_move_fails_player_signatures_and_a_second_result_fail
     second["batch_leaves"] = leaves[1:]
     report = {c.name: c for c in verify_bundle(second, evm_snapshot.rpc_url)}
     assert not report["batch-leaves"].ok
+
+
+def test_a_move_signature_that_is_missing_high_s_or_another_keys_fails_at_its_entry(
+    api: tuple[httpx.Client, str], evm_snapshot: AnvilNode, deployment: Deployment
+) -> None:
+    client, url = api
+    genuine, _player = _played_bundle(client, url, evm_snapshot, deployment)
+    entries = genuine["transcript"]["entries"]
+    k = next(i for i, e in enumerate(entries) if e["signature"] is not None and i > 2)
+    seat = genuine["transcript"]["seats"][entries[k]["seat"]]
+    signature = from_hex(entries[k]["signature"])
+    s = int.from_bytes(signature[32:64], "big")
+    high_s = signature[:32] + (SECP256K1_N - s).to_bytes(32, "big") + bytes([55 - signature[64]])
+    stranger = Account.create()
+    by_stranger = sign_digest(stranger.key, from_hex(entries[k]["entry_hash"]))
+    expected = {
+        None: "a player's move without its signature",
+        to_hex(high_s): "signature is not in low-s form (EIP-2)",
+        to_hex(by_stranger): (
+            f"the signature is not by seat {seat['seat']}'s session key {seat['session_key']}"
+        ),
+    }
+    for forged_signature, reason in expected.items():
+        forged = copy.deepcopy(genuine)
+        forged["transcript"]["entries"][k]["signature"] = forged_signature
+        report = {c.name: c for c in verify_bundle(forged, evm_snapshot.rpc_url)}
+        detail = report["player-signatures"].detail
+        assert not report["player-signatures"].ok
+        assert detail.startswith(f"entry {k} (seat {entries[k]['seat']}, "), detail
+        assert reason.lower() in detail.lower(), detail
+    assert f"(it recovers to {stranger.address})" in detail
