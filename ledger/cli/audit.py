@@ -117,27 +117,39 @@ def _verify_one(path: Path, rpc: str, limits: Any, max_log_range: int, api: str 
 def _verify_many(
     paths: list[Path], rpc: str, limits: Any, jobs: int, max_log_range: int, api: str | None
 ) -> None:
+    import contextlib
     import time
-
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-    from rich.table import Table
 
     from ledger.audit.bulk import BundleOutcome, verify_many
 
-    err = Console(stderr=True)
     started = time.perf_counter()
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("verifying", total=len(paths))
+    with contextlib.ExitStack() as stack:
+        bar: list[Any] = []  # the progress bar and its task, made at the first outcome
 
         def seen(outcome: BundleOutcome) -> None:
+            if not bar:
+                # rich is imported once the workers run: before the fork its import (≈ 50 ms)
+                # is start-up every worker waits for
+                from rich.console import Console
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    Progress,
+                    TimeRemainingColumn,
+                )
+
+                progress = stack.enter_context(
+                    Progress(
+                        "[progress.description]{task.description}",
+                        BarColumn(),
+                        MofNCompleteColumn(),
+                        TimeRemainingColumn(),
+                        console=Console(stderr=True),
+                        transient=True,
+                    )
+                )
+                bar[:] = [progress, progress.add_task("verifying", total=len(paths))]
+            progress, task = bar
             if outcome.malformed:
                 progress.console.print(f"error: {outcome.detail}", markup=False, highlight=False)
             progress.advance(task)
@@ -155,6 +167,9 @@ def _verify_many(
     failed = [o for o in outcomes if not o.ok and not o.malformed]
     malformed = [o for o in outcomes if o.malformed]
     passed = len(outcomes) - len(failed) - len(malformed)
+    from rich.console import Console
+    from rich.table import Table
+
     out = Console(highlight=False)
     if failed:
         table = Table("bundle", "failed checks", "first reason", title="failed bundles")
