@@ -143,8 +143,7 @@ def _outcomes(files: list[Path], args: tuple[Any, ...], jobs: int) -> Iterator[B
             _WORKER.rpc.close()
         return
     # fork: the workers inherit the imported engine and verifier instead of importing them again
-    # chunks of up to 4 files: few round trips to the parent, and at the end one worker is left
-    # with at most 4 bundles while the others are done
-    chunksize = max(1, min(4, len(files) // (8 * jobs)))
+    # chunks of up to 16 files: fewer round trips to the parent, still spread over the workers
+    chunksize = max(1, min(16, len(files) // (8 * jobs)))
     with multiprocessing.get_context("fork").Pool(jobs, _start_worker, args) as pool:
         yield from pool.imap(_verify_in_worker, files, chunksize=chunksize)
