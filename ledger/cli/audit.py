@@ -151,7 +151,9 @@ def _verify_many(
                 bar[:] = [progress, progress.add_task("verifying", total=len(paths))]
             progress, task = bar
             if outcome.malformed:
-                progress.console.print(f"error: {outcome.detail}", markup=False, highlight=False)
+                progress.console.print(
+                    f"error: {outcome.detail}", markup=False, highlight=False, soft_wrap=True
+                )
             progress.advance(task)
 
         outcomes = verify_many(

@@ -292,7 +292,7 @@ def load_bundle(
     except OSError as exc:
         raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
-        bundle = parse(data, limits, str(path))
+        bundle = parse(data, limits, "the file")
     except InvalidInput as exc:
         raise InvalidInput(f"{path}: {exc.detail}", **exc.extra) from None
     try:

@@ -67,13 +67,18 @@ def _write(folder: Path, name: str, bundle: Any) -> Path:
     return path
 
 
-def _verify(*args: str) -> subprocess.CompletedProcess[str]:
+def _verify(*args: str, columns: str | None = "200") -> subprocess.CompletedProcess[str]:
+    """`metaledger verify ARGS` as a subprocess (`columns`: the terminal width it is told, None
+    for none: rich's default of 80 columns, as when its output goes to a pipe)."""
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if columns is not None:
+        env["COLUMNS"] = columns
     return subprocess.run(
         [sys.executable, "-m", "ledger.cli", "verify", *args],
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "COLUMNS": "200"},
+        env=env,
     )
 
 
@@ -115,10 +120,16 @@ def test_a_malformed_file_is_one_error_line_and_the_others_are_checked(
 ) -> None:
     _write(tmp_path, "good.json", anchored["bundles"][2])
     (tmp_path / "broken.json").write_text('{"format": ')
-    done = _verify(str(tmp_path), "--rpc", anchored["rpc"])
+    done = _verify(str(tmp_path), "--rpc", anchored["rpc"], columns=None)
     assert done.returncode == 1
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and "broken.json" in errors[0], done.stderr
+    # the whole reason on that one line (not wrapped at the terminal's width), the path once
+    assert errors[0] == (
+        f"error: {tmp_path / 'broken.json'}: the file is not JSON: Expecting value: line 1 "
+        "column 12 (char 11)"
+    )
+    assert errors[0].count("broken.json") == 1, errors[0]
     assert "Traceback" not in done.stderr
     assert any(line.split()[:8] == ["│", "2", "│", "1", "│", "0", "│", "1"]
                for line in done.stdout.splitlines()), done.stdout  # fmt: skip
