@@ -5,7 +5,9 @@ The chain is read through a `SnapshotRpc` pinned to the head block when the run 
 bundles of the same batch share (the chain id, the MatchLedger's domain, the batch events,
 roots and head hash, signer registrations, block hashes) is asked once per worker process.
 Bundles are spread over `jobs` worker processes forked after the imports, so the engine and
-web3 are imported once. A malformed file is one outcome with its one-line reason, never an
+web3 are imported once, in chunks of up to 16 files; the reads of a chunk's bundles alone (each
+one's verifyResult call) are asked in one JSON-RPC batch before their checks run (a node that
+refuses batches is asked each read alone). A malformed file is one outcome with its one-line reason, never an
 abort; a chain that does not answer stops the run (ServiceUnavailable)."""
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ledger.audit.batches import BatchMemo
-from ledger.audit.verify import run_checks
+from ledger.audit.verify import reads_ahead, run_checks
 from ledger.chain.snapshot import SnapshotRpc
 from ledger.chain.transport import JsonRpc
 from ledger.errors import InvalidInput, PayloadTooLarge
@@ -77,10 +79,29 @@ class _Worker:
         return self.leaves[batch_id]
 
     def verify(self, path: Path) -> BundleOutcome:
-        try:
-            bundle = load_bundle(path, self.limits, self.batches.parse, self.batches.check_shape)
-        except (InvalidInput, PayloadTooLarge) as exc:
-            return BundleOutcome(str(path), False, detail=str(exc), malformed=True)
+        """The outcome of one file."""
+        return self.verify_chunk([path])[0]
+
+    def verify_chunk(self, paths: list[Path]) -> list[BundleOutcome]:
+        """The outcomes of a few files, their bundles' own chain reads (each one's verifyResult
+        call) asked in one JSON-RPC batch before their checks run."""
+        loaded: list[dict[str, Any] | BundleOutcome] = []
+        for path in paths:
+            try:
+                loaded.append(
+                    load_bundle(path, self.limits, self.batches.parse, self.batches.check_shape)
+                )
+            except (InvalidInput, PayloadTooLarge) as exc:
+                loaded.append(BundleOutcome(str(path), False, detail=str(exc), malformed=True))
+        bundles = [b for b in loaded if isinstance(b, dict)]
+        if len(bundles) > 1:
+            self.rpc.prefetch(read for b in bundles for read in reads_ahead(b, self.rpc))
+        return [
+            b if isinstance(b, BundleOutcome) else self._outcome(path, b)
+            for path, b in zip(paths, loaded, strict=True)
+        ]
+
+    def _outcome(self, path: Path, bundle: dict[str, Any]) -> BundleOutcome:
         checks = run_checks(
             bundle, self.rpc, self.batch_leaves(bundle), self.batches, shape_checked=True
         )
@@ -104,9 +125,9 @@ def _start_worker(
     _WORKER = _Worker(rpc, limits, api)
 
 
-def _verify_in_worker(path: Path) -> BundleOutcome:
+def _verify_in_worker(paths: list[Path]) -> list[BundleOutcome]:
     assert _WORKER is not None
-    return _WORKER.verify(path)
+    return _WORKER.verify_chunk(paths)
 
 
 def verify_many(
@@ -134,16 +155,20 @@ def verify_many(
 
 
 def _outcomes(files: list[Path], args: tuple[Any, ...], jobs: int) -> Iterator[BundleOutcome]:
+    # chunks of up to 16 files: one batch of chain reads and one round trip to the parent each,
+    # still spread over the workers
+    size = max(1, min(16, len(files) // (8 * jobs)))
+    chunks = [files[i : i + size] for i in range(0, len(files), size)]
     if jobs == 1:
         _start_worker(*args)
         assert _WORKER is not None
         try:
-            yield from map(_WORKER.verify, files)
+            for chunk in chunks:
+                yield from _WORKER.verify_chunk(chunk)
         finally:
             _WORKER.rpc.close()
         return
     # fork: the workers inherit the imported engine and verifier instead of importing them again
-    # chunks of up to 16 files: fewer round trips to the parent, still spread over the workers
-    chunksize = max(1, min(16, len(files) // (8 * jobs)))
     with multiprocessing.get_context("fork").Pool(jobs, _start_worker, args) as pool:
-        yield from pool.imap(_verify_in_worker, files, chunksize=chunksize)
+        for outcomes in pool.imap(_verify_in_worker, chunks):
+            yield from outcomes

@@ -120,6 +120,12 @@ class _Verifier(SignedTranscriptChecks):
             self._event = found
         return self._event
 
+    def reads_ahead(self) -> list[tuple[str, tuple[Any, ...]]]:
+        """The chain read of this bundle alone that a bulk audit asks ahead, in one batch with
+        its neighbours' (`SnapshotRpc.prefetch`): `merkle_proof`'s verifyResult call."""
+        proof = [from_hex(p) for p in self.anchor["proof"]]
+        return [self.ledger.verify_result_read(int(self.anchor["batch_id"]), self.digest(), proof)]
+
     # checks
     def bundle_format(self) -> str:
         expected = bundle_format_of(self.t.get("format"))
@@ -522,6 +528,15 @@ def verify_bundle(
     with JsonRpc(rpc_url, max_log_range=max_log_range) as rpc:
         rpc.chain_id()  # ServiceUnavailable (one line) when the RPC does not answer
         return run_checks(bundle, rpc, leaves)
+
+
+def reads_ahead(bundle: dict[str, Any], rpc: JsonRpc) -> list[tuple[str, tuple[Any, ...]]]:
+    """The per-bundle chain reads of a shape-checked bundle that a bulk audit may ask ahead in
+    one batch (none for a bundle they cannot be made for: its checks report why)."""
+    try:
+        return _Verifier(bundle, rpc).reads_ahead()
+    except Exception:  # a forged bundle may break any parser: run_checks reports it
+        return []
 
 
 def run_checks(

@@ -17,7 +17,7 @@ from eth_hash.auto import keccak
 from eth_utils import to_checksum_address
 
 from ledger.chain.artifacts import decode_revert, load_artifact
-from ledger.chain.transport import BlockId, JsonRpc, RpcError
+from ledger.chain.transport import BlockId, JsonRpc, RpcError, eth_call_params
 from ledger.errors import ChainError
 from ledger.protocol.hexcodec import from_hex, to_hex, uint256_hex
 
@@ -189,6 +189,10 @@ def anchor_calldata(batch_id: int, root: bytes, count: int, prev_batch_hash: byt
     )
 
 
+def _verify_result_data(batch_id: int, digest: bytes, proof: list[bytes]) -> bytes:
+    return VERIFY_RESULT + encode(["uint64", "bytes32", "bytes32[]"], [batch_id, digest, proof])
+
+
 class MatchLedger:
     """Read calls, event queries and anchor dry-runs on one MatchLedger."""
 
@@ -284,8 +288,16 @@ class MatchLedger:
 
     def verify_result(self, batch_id: int, digest: bytes, proof: list[bytes]) -> bool:
         """MatchLedger.verifyResult(batchId, digest, proof)."""
-        data = VERIFY_RESULT + encode(["uint64", "bytes32", "bytes32[]"], [batch_id, digest, proof])
-        return bool(decode(["bool"], self._call(data))[0])
+        return bool(decode(["bool"], self._call(_verify_result_data(batch_id, digest, proof)))[0])
+
+    def verify_result_read(
+        self, batch_id: int, digest: bytes, proof: list[bytes]
+    ) -> tuple[str, tuple[Any, ...]]:
+        """The JSON-RPC method and params `verify_result` asks (for a batch of reads asked
+        ahead: `SnapshotRpc.prefetch`)."""
+        return "eth_call", eth_call_params(
+            self.address, _verify_result_data(batch_id, digest, proof)
+        )
 
     def eip712_domain(self) -> dict[str, Any]:
         """The contract's ERC-5267 eip712Domain()."""

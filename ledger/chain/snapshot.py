@@ -1,6 +1,7 @@
 """A read-only view of the chain as of one block, with every answer remembered: what a bulk
 audit shares between the bundles it checks (the chain id, the MatchLedger's domain, the batch
-events and roots, signer registrations, block hashes), read once instead of once per bundle.
+events and roots, signer registrations, block hashes), read once instead of once per bundle;
+and the reads of a few bundles asked ahead in one JSON-RPC batch (`prefetch`).
 
 `latest` is pinned to the head block when the snapshot is taken, so that every bundle of a run
 is checked against the same chain state (a batch anchored after that block is not seen)."""
@@ -9,9 +10,11 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 from ledger.chain.transport import JsonRpc
+from ledger.errors import ServiceUnavailable
 
 #: read methods whose answer at a fixed block never changes
 _PURE = frozenset(
@@ -52,7 +55,7 @@ class SnapshotRpc(JsonRpc):
         pinned = tuple(_pin_latest(p, head) for p in params)
         if method not in _PURE:
             return JsonRpc.call(self, method, *pinned)
-        key = method + json.dumps(pinned, sort_keys=True, separators=(",", ":"))
+        key = _key(method, pinned)
         with self._memo_lock:
             self.calls += 1
             if key in self._memo:
@@ -62,6 +65,50 @@ class SnapshotRpc(JsonRpc):
         with self._memo_lock:
             self._memo[key] = result
         return result
+
+    def prefetch(self, reads: Iterable[tuple[str, tuple[Any, ...]]]) -> int:
+        """Ask the node the pure reads among `reads` (method, params) not remembered yet in one
+        JSON-RPC batch, and remember its answers: `call` then finds them. A read the node refuses
+        or leaves out, or a node that does not answer batches, is left to `call`, which asks it
+        alone and reports what goes wrong; how many answers were remembered."""
+        head = self.pinned if self.pinned is not None else self.pin()
+        asked: dict[int, str] = {}  # request id -> memo key
+        keys: set[str] = set()
+        batch: list[dict[str, Any]] = []
+        for method, params in reads:
+            if method not in _PURE:
+                continue
+            pinned = tuple(_pin_latest(p, head) for p in params)
+            key = _key(method, pinned)
+            if key in self._memo or key in keys:
+                continue
+            keys.add(key)
+            with self._lock:
+                self._ids += 1
+                request_id = self._ids
+            asked[request_id] = key
+            batch.append(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": list(pinned)}
+            )
+        if not batch:
+            return 0
+        try:
+            replies = json.loads(self._post("a batch of reads", json.dumps(batch).encode()))
+        except (ServiceUnavailable, ValueError):  # e.g. a provider that refuses batches
+            return 0
+        kept = 0
+        for reply in replies if isinstance(replies, list) else []:
+            answer_id = reply.get("id") if isinstance(reply, dict) else None
+            known = asked.get(answer_id) if type(answer_id) is int else None
+            if known is not None and reply.get("error") is None and "result" in reply:
+                with self._memo_lock:
+                    self._memo[known] = reply["result"]
+                kept += 1
+        return kept
+
+
+def _key(method: str, pinned: tuple[Any, ...]) -> str:
+    return method + json.dumps(pinned, sort_keys=True, separators=(",", ":"))
 
 
 def _pin_latest(param: Any, head: int) -> Any:

@@ -114,6 +114,17 @@ def block_param(block: BlockId) -> Any:
     return hex(block) if isinstance(block, int) else block
 
 
+def eth_call_params(
+    to: str, data: bytes, block: BlockId = "latest", sender: str | None = None
+) -> tuple[dict[str, str], Any]:
+    """The JSON-RPC params of an eth_call of `data` on `to` at `block` (the one spelling: a
+    read asked ahead in a batch is the same read `JsonRpc.eth_call` asks)."""
+    tx: dict[str, str] = {"to": to, "data": to_hex(data)}
+    if sender:
+        tx["from"] = sender
+    return tx, block_param(block)
+
+
 class RpcError(ChainError):
     """The node answered a JSON-RPC call with an error (a revert carries its data)."""
 
@@ -361,10 +372,9 @@ class JsonRpc:
         self, to: str, data: bytes, block: BlockId = "latest", sender: str | None = None
     ) -> bytes:
         """eth_call of `data` on `to` at `block`; the raw return data (RpcError on a revert)."""
-        tx: dict[str, str] = {"to": to, "data": to_hex(data)}
-        if sender:
-            tx["from"] = sender
-        return self._bytes("eth_call", self.call("eth_call", tx, block_param(block)))
+        return self._bytes(
+            "eth_call", self.call("eth_call", *eth_call_params(to, data, block, sender))
+        )
 
     def log_chunks(
         self, address: str, topics: list[Any], from_block: int, to_block: int | str = "latest"

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from ledger.anchoring.service import AnchorConfig, Anchorer
-from ledger.audit.bulk import bundle_files, verify_many
+from ledger.audit.bulk import _Worker, bundle_files, verify_many
 from ledger.audit.export import export_bundle
+from ledger.chain.contracts import VERIFY_RESULT
 from ledger.chain.deployment import Deployment
 from ledger.chain.snapshot import SnapshotRpc
 from ledger.chain.transport import JsonRpc
@@ -162,3 +163,29 @@ def test_in_process_outcomes_match_the_files(anchored: dict[str, Any], tmp_path:
     outcomes = verify_many([good, bad], anchored["rpc"], limits, jobs=1)
     assert [o.ok for o in outcomes] == [True, False]
     assert "decks" in outcomes[1].failed and outcomes[1].detail.startswith("decks:")
+
+
+def test_a_chunk_asks_its_bundles_verify_result_calls_in_one_request(
+    anchored: dict[str, Any], tmp_path: Path
+) -> None:
+    files = [_write(tmp_path, f"b{i}.json", b) for i, b in enumerate(anchored["bundles"])]
+    bodies: list[bytes] = []
+
+    class Recorded(SnapshotRpc):
+        def _post(self, method: str, body: bytes) -> bytes:
+            bodies.append(body)
+            return super()._post(method, body)
+
+    worker = _Worker(Recorded(anchored["rpc"]), JsonLimits.for_bundles(Settings()))
+    worker.rpc.pin()
+    outcomes = worker.verify_chunk(files)
+    assert [o.ok for o in outcomes] == [True] * len(files), outcomes
+    selector = "0x" + VERIFY_RESULT.hex()
+    asking = [json.loads(b) for b in bodies if selector.encode() in b]
+    assert len(asking) == 1, asking  # one batch, no call asked again alone
+    assert isinstance(asking[0], list) and len(asking[0]) == len(files)
+    assert {r["method"] for r in asking[0]} == {"eth_call"}
+    # and the same outcomes one file at a time (no batch)
+    alone = _Worker(SnapshotRpc(anchored["rpc"]), JsonLimits.for_bundles(Settings()))
+    alone.rpc.pin()
+    assert [alone.verify(f) for f in files] == outcomes
