@@ -12,6 +12,7 @@ from ledger.chain.contracts import eip1271_accepts
 from ledger.chain.transport import JsonRpc
 from ledger.devstack.anvil import AnvilNode
 from ledger.errors import ServiceUnavailable
+from tests.fixtures.chain import account_with_code
 
 #: wallets as raw runtime code: what each returns from any call
 WALLETS = {
@@ -27,8 +28,7 @@ WALLETS = {
 def test_eip1271_accepts_only_the_abi_encoded_magic_value(
     evm_snapshot: AnvilNode, code: str
 ) -> None:
-    wallet = Account.create().address
-    evm_snapshot.rpc("anvil_setCode", wallet, code)
+    wallet = account_with_code(evm_snapshot, code)
     rpc = JsonRpc(evm_snapshot.rpc_url)
     assert eip1271_accepts(rpc, wallet, b"\x11" * 32, b"\x22" * 65) is WALLETS[code]
     rpc.close()

@@ -11,7 +11,6 @@ from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from eth_account import Account
 
 from ledger.chain.contracts import MatchLedger
 from ledger.chain.deployment import Deployment
@@ -19,6 +18,7 @@ from ledger.chain.snapshot import SnapshotRpc
 from ledger.chain.transport import JsonRpc, RpcError
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.rpcproxy import JsonAnswerHandler
+from tests.fixtures.chain import account_with_code
 
 pytestmark = pytest.mark.chain
 
@@ -39,8 +39,7 @@ class _Counted(SnapshotRpc):
 def test_reads_asked_ahead_are_one_request_and_the_answers_asked_alone(
     evm_snapshot: AnvilNode, deployment: Deployment
 ) -> None:
-    reverting = Account.create().address
-    evm_snapshot.rpc("anvil_setCode", reverting, REVERTS)
+    reverting = account_with_code(evm_snapshot, REVERTS)
     plain = JsonRpc(evm_snapshot.rpc_url)
     snapshot = _Counted(evm_snapshot.rpc_url)
     snapshot.pin()

@@ -27,6 +27,7 @@ from ledger.runtime.context import Context
 from tests.api.conftest import make_settings
 from tests.api.test_auth import ALWAYS_VALID_1271, NEVER_VALID_1271
 from tests.contracts.conftest import load_test_artifact
+from tests.fixtures.chain import account_with_code
 
 pytestmark = pytest.mark.chain
 
@@ -91,16 +92,10 @@ def _digest(ctx: Context, match: Match, seat: MatchSeat, grant: SeatGrant) -> by
     return eip712.digest(struct, ctx.chain_id, ctx.chain.addresses.match_ledger)
 
 
-def _contract(anvil: AnvilNode, code: str) -> str:
-    wallet = Account.create().address
-    anvil.rpc("anvil_setCode", wallet, code)
-    return str(wallet)
-
-
 def test_a_contract_wallet_that_answers_the_magic_value_authorizes_its_seat(
     ctx: Context, evm_snapshot: AnvilNode
 ) -> None:
-    match, seat = _seat(_contract(evm_snapshot, ALWAYS_VALID_1271))
+    match, seat = _seat(account_with_code(evm_snapshot, ALWAYS_VALID_1271))
     check_seat_authorization(ctx, match, seat, COMMIT, _grant(ctx, OPAQUE_SIGNATURE))
 
 
@@ -108,7 +103,7 @@ def test_a_contract_wallet_that_answers_the_magic_value_authorizes_its_seat(
 def test_a_contract_wallet_that_answers_otherwise_is_refused_naming_the_field(
     ctx: Context, evm_snapshot: AnvilNode, code: str
 ) -> None:
-    match, seat = _seat(_contract(evm_snapshot, code))
+    match, seat = _seat(account_with_code(evm_snapshot, code))
     grant = _grant(ctx, OPAQUE_SIGNATURE)
     with pytest.raises(InvalidInput) as refused:
         check_seat_authorization(ctx, match, seat, COMMIT, grant)
