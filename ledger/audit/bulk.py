@@ -1,5 +1,5 @@
 """Bulk audit: many match bundles (files, and the `*.json` files of folders) verified in one run,
-each with the one per-bundle verifier (`ledger.audit.verify.run_checks`).
+each with the one per-bundle verifier (`ledger.audit.verify`: `verifier_of`, `checks_of`).
 
 The chain is read through a `SnapshotRpc` pinned to the head block when the run starts: what
 bundles of the same batch share (the chain id, the MatchLedger's domain, the batch events,
@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ledger.audit.batches import BatchMemo
-from ledger.audit.verify import reads_ahead, run_checks
+from ledger.audit.checks import Check
+from ledger.audit.verify import BundleVerifier, checks_of, verifier_of
 from ledger.chain.snapshot import SnapshotRpc
 from ledger.chain.transport import JsonRpc
 from ledger.errors import InvalidInput, PayloadTooLarge
@@ -85,32 +86,34 @@ class _Worker:
     def verify_chunk(self, paths: list[Path]) -> list[BundleOutcome]:
         """The outcomes of a few files, their bundles' own chain reads (each one's verifyResult
         call) asked in one JSON-RPC batch before their checks run."""
-        loaded: list[dict[str, Any] | BundleOutcome] = []
+        made: list[BundleOutcome | BundleVerifier | list[Check]] = []
         for path in paths:
             try:
-                loaded.append(
-                    load_bundle(path, self.limits, self.batches.parse, self.batches.check_shape)
+                bundle = load_bundle(
+                    path, self.limits, self.batches.parse, self.batches.check_shape
                 )
             except (InvalidInput, PayloadTooLarge) as exc:
-                loaded.append(BundleOutcome(str(path), False, detail=str(exc), malformed=True))
-        bundles = [b for b in loaded if isinstance(b, dict)]
-        if len(bundles) > 1:
-            self.rpc.prefetch(read for b in bundles for read in reads_ahead(b, self.rpc))
+                made.append(BundleOutcome(str(path), False, detail=str(exc), malformed=True))
+                continue
+            leaves = self.batch_leaves(bundle)
+            made.append(verifier_of(bundle, self.rpc, leaves, self.batches, shape_checked=True))
+        verifiers = [v for v in made if isinstance(v, BundleVerifier)]
+        if len(verifiers) > 1:
+            self.rpc.prefetch(read for v in verifiers for read in v.reads_ahead())
         return [
-            b if isinstance(b, BundleOutcome) else self._outcome(path, b)
-            for path, b in zip(paths, loaded, strict=True)
+            m if isinstance(m, BundleOutcome) else _outcome(path, m)
+            for path, m in zip(paths, made, strict=True)
         ]
 
-    def _outcome(self, path: Path, bundle: dict[str, Any]) -> BundleOutcome:
-        checks = run_checks(
-            bundle, self.rpc, self.batch_leaves(bundle), self.batches, shape_checked=True
-        )
-        failed = [c for c in checks if not c.ok]
-        if not failed:
-            return BundleOutcome(str(path), True)
-        return BundleOutcome(
-            str(path), False, tuple(c.name for c in failed), f"{failed[0].name}: {failed[0].detail}"
-        )
+
+def _outcome(path: Path, made: BundleVerifier | list[Check]) -> BundleOutcome:
+    checks = made if isinstance(made, list) else checks_of(made)
+    failed = [c for c in checks if not c.ok]
+    if not failed:
+        return BundleOutcome(str(path), True)
+    return BundleOutcome(
+        str(path), False, tuple(c.name for c in failed), f"{failed[0].name}: {failed[0].detail}"
+    )
 
 
 _WORKER: _Worker | None = None

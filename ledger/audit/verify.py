@@ -54,7 +54,9 @@ _T = TypeVar("_T")
 __all__ = ["CHECKS", "END_REASONS", "UNSIGNED", "Check", "run_checks", "verify_bundle"]
 
 
-class _Verifier(SignedTranscriptChecks):
+class BundleVerifier(SignedTranscriptChecks):
+    """The checks of one bundle against the chain (`verifier_of`, `checks_of`)."""
+
     def __init__(
         self,
         bundle: dict[str, Any],
@@ -122,9 +124,16 @@ class _Verifier(SignedTranscriptChecks):
 
     def reads_ahead(self) -> list[tuple[str, tuple[Any, ...]]]:
         """The chain read of this bundle alone that a bulk audit asks ahead, in one batch with
-        its neighbours' (`SnapshotRpc.prefetch`): `merkle_proof`'s verifyResult call."""
-        proof = [from_hex(p) for p in self.anchor["proof"]]
-        return [self.ledger.verify_result_read(int(self.anchor["batch_id"]), self.digest(), proof)]
+        its neighbours' (`SnapshotRpc.prefetch`): `merkle_proof`'s verifyResult call (none for a
+        bundle it cannot be made for: its checks report why)."""
+        try:
+            proof = [from_hex(p) for p in self.anchor["proof"]]
+            read = self.ledger.verify_result_read(
+                int(self.anchor["batch_id"]), self.digest(), proof
+            )
+        except Exception:  # a forged bundle may break any parser: its checks report it
+            return []
+        return [read]
 
     # checks
     def bundle_format(self) -> str:
@@ -530,15 +539,6 @@ def verify_bundle(
         return run_checks(bundle, rpc, leaves)
 
 
-def reads_ahead(bundle: dict[str, Any], rpc: JsonRpc) -> list[tuple[str, tuple[Any, ...]]]:
-    """The per-bundle chain reads of a shape-checked bundle that a bulk audit may ask ahead in
-    one batch (none for a bundle they cannot be made for: its checks report why)."""
-    try:
-        return _Verifier(bundle, rpc).reads_ahead()
-    except Exception:  # a forged bundle may break any parser: run_checks reports it
-        return []
-
-
 def run_checks(
     bundle: dict[str, Any],
     rpc: JsonRpc,
@@ -549,15 +549,32 @@ def run_checks(
     """Every check on `bundle` over an open (possibly shared) transport, one per CHECKS name
     (`batches`: a bulk audit's memo of what the bundles of a batch share; `shape_checked`: the
     bundle comes from `load_bundle`, which checked its shape)."""
+    made = verifier_of(bundle, rpc, leaves, batches, shape_checked)
+    return made if isinstance(made, list) else checks_of(made)
+
+
+def verifier_of(
+    bundle: dict[str, Any],
+    rpc: JsonRpc,
+    leaves: list[dict[str, Any]] | None = None,
+    batches: BatchMemo | None = None,
+    shape_checked: bool = False,
+) -> BundleVerifier | list[Check]:
+    """The verifier of `bundle` (as `run_checks` takes its arguments), or, for a bundle it
+    cannot be made for, every check failed with why."""
     try:
         if not shape_checked:
             check_shape(bundle)
-        verifier = _Verifier(bundle, rpc, leaves, batches)
+        return BundleVerifier(bundle, rpc, leaves, batches)
     except (InvalidInput, KeyError, TypeError, AttributeError, ValueError) as exc:
         reason = exc.detail if isinstance(exc, InvalidInput) else f"malformed bundle: {exc!r}"
         return [Check("bundle-format", False, reason)] + [
             Check(name, False, "not checked: malformed bundle") for name in CHECKS[1:]
         ]
+
+
+def checks_of(verifier: BundleVerifier) -> list[Check]:
+    """Every check of a bundle's verifier, one per CHECKS name, in that order."""
     out = []
     for name in CHECKS:
         fn: Callable[[], str] = getattr(verifier, name.replace("-", "_"))

@@ -83,13 +83,8 @@ class SnapshotRpc(JsonRpc):
             if key in self._memo or key in keys:
                 continue
             keys.add(key)
-            with self._lock:
-                self._ids += 1
-                request_id = self._ids
-            asked[request_id] = key
-            batch.append(
-                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": list(pinned)}
-            )
+            batch.append(self.request(method, pinned))
+            asked[batch[-1]["id"]] = key
         if not batch:
             return 0
         try:

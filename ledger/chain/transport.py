@@ -28,7 +28,7 @@ import socket
 import threading
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -285,15 +285,16 @@ class JsonRpc:
             problem, delay = f"HTTP {response.status}", self.backoff * 2**attempt
         raise ServiceUnavailable(f"chain at {self.url} does not answer {method}: {problem}")
 
+    def request(self, method: str, params: Sequence[Any]) -> dict[str, Any]:
+        """A JSON-RPC request object with this transport's next id."""
+        with self._lock:
+            self._ids += 1
+            return {"jsonrpc": "2.0", "id": self._ids, "method": method, "params": list(params)}
+
     def call(self, method: str, *params: Any) -> Any:
         """One JSON-RPC call: its result; ServiceUnavailable if the node does not answer (or
         keeps saying it is rate-limited), RpcError if it refuses."""
-        with self._lock:
-            self._ids += 1
-            request_id = self._ids
-        body = json.dumps(
-            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": list(params)}
-        ).encode()
+        body = json.dumps(self.request(method, params)).encode()
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(self.backoff * 2**attempt)

@@ -42,7 +42,7 @@ def sign_digest(private_key: str | bytes, digest: bytes) -> bytes:
 def address_of_key(private_key: str | bytes) -> str:
     """The checksummed address of a private key."""
     public = _private_key(_key_bytes(private_key)).public_key.format(compressed=False)
-    return checksum_address(to_hex(keccak(public[1:])[-20:]))
+    return _checksummed(_address_of(public[1:]))
 
 
 def recover_vrs(digest: bytes, v: int, r: int, s: int) -> str:
@@ -77,12 +77,16 @@ def _recover_address(digest: bytes, v: int, rs: bytes) -> bytes:
     out = ffi.new("unsigned char[65]")
     size = ffi.new("size_t *", 65)
     lib.secp256k1_ec_pubkey_serialize(ctx, out, size, public, lib.SECP256K1_EC_UNCOMPRESSED)
-    key = ffi.buffer(out, 65)[1:]
-    address = _ADDRESSES.get(key)
+    return _address_of(ffi.buffer(out, 65)[1:])
+
+
+def _address_of(public: bytes) -> bytes:
+    """The 20-byte address of a 64-byte public key (x‖y), remembered."""
+    address = _ADDRESSES.get(public)
     if address is None:
         if len(_ADDRESSES) >= _ADDRESSES_KEPT:
             _ADDRESSES.clear()
-        address = _ADDRESSES[key] = keccak(key)[-20:]
+        address = _ADDRESSES[public] = keccak(public)[-20:]
     return address
 
 
@@ -92,7 +96,7 @@ _ADDRESSES_KEPT = 4096
 
 
 def _checksummed(address: bytes) -> str:
-    return checksum_address("0x" + address.hex())
+    return checksum_address(to_hex(address))
 
 
 def split_signature(signature: bytes | str) -> tuple[int, int, int]:
