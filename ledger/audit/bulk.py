@@ -97,13 +97,17 @@ class _Worker:
                 continue
             leaves = self.batch_leaves(bundle)
             made.append(verifier_of(bundle, self.rpc, leaves, self.batches, shape_checked=True))
-        verifiers = [v for v in made if isinstance(v, BundleVerifier)]
-        if len(verifiers) > 1:
-            self.rpc.prefetch(read for v in verifiers for read in v.reads_ahead())
-        return [
-            m if isinstance(m, BundleOutcome) else _outcome(path, m)
-            for path, m in zip(paths, made, strict=True)
-        ]
+        if sum(isinstance(m, BundleVerifier) for m in made) > 1:
+            self.rpc.prefetch(
+                read for m in made if isinstance(m, BundleVerifier) for read in m.reads_ahead()
+            )
+        # each verifier let go once checked: what its replay holds is not kept for the chunk
+        made.reverse()
+        outcomes = []
+        for path in paths:
+            m = made.pop()
+            outcomes.append(m if isinstance(m, BundleOutcome) else _outcome(path, m))
+        return outcomes
 
 
 def _outcome(path: Path, made: BundleVerifier | list[Check]) -> BundleOutcome:
