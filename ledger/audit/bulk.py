@@ -79,10 +79,6 @@ class _Worker:
             self.leaves[batch_id] = fetch_leaves(self.api, batch_id, self.limits)
         return self.leaves[batch_id]
 
-    def verify(self, path: Path) -> BundleOutcome:
-        """The outcome of one file."""
-        return self.verify_chunk([path])[0]
-
     def verify_chunk(self, paths: list[Path]) -> list[BundleOutcome]:
         """The outcomes of a few files, their bundles' own chain reads (each one's verifyResult
         call) asked in one JSON-RPC batch before their checks run."""

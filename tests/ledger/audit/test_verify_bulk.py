@@ -188,4 +188,4 @@ def test_a_chunk_asks_its_bundles_verify_result_calls_in_one_request(
     # and the same outcomes one file at a time (no batch)
     alone = _Worker(SnapshotRpc(anchored["rpc"]), JsonLimits.for_bundles(Settings()))
     alone.rpc.pin()
-    assert [alone.verify(f) for f in files] == outcomes
+    assert [alone.verify_chunk([f])[0] for f in files] == outcomes

@@ -86,7 +86,7 @@ def test_a_batch_leaf_list_is_read_once_and_still_checked_in_every_bundle(
 
     worker = _Worker(SnapshotRpc(rpc), JsonLimits.for_bundles(Settings()))
     worker.rpc.pin()
-    outcomes = [worker.verify(p) for p in sorted(folder.iterdir())]
+    outcomes = [worker.verify_chunk([p])[0] for p in sorted(folder.iterdir())]
     assert [o.ok for o in outcomes] == [True, True, False]
     assert outcomes[2].failed == ("batch-leaves",), outcomes[2]
     assert worker.batches.reused == 1  # b1 took b0's list from memory; the forged one could not
