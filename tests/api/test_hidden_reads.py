@@ -55,6 +55,7 @@ class Reads:
 
 
 def _play(players: dict[int, Player], match_id: str, reads: Reads) -> None:
+    status = "active"
     for _ in range(ACTIONS):
         seen = {s: reads.view(p, s, match_id) for s, p in players.items()}
         any_view = next(iter(seen.values()))
@@ -69,6 +70,9 @@ def _play(players: dict[int, Player], match_id: str, reads: Reads) -> None:
         )
         for entry in out["applied"]:
             reads.entry(mover, entry)
+        status = out["status"]
+    if status != "active":  # the last action ended it: its log now shows the real actions
+        return
     for seat, player in players.items():  # the log, read while the match is live
         for entry in player.get(f"/matches/{match_id}/actions?limit=1000").json():
             reads.entry(seat, entry)
