@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,9 +24,11 @@ from api.routes import (
     matches,
     metadata,
     offers,
+    play,
     system,
     wallet_events,
 )
+from api.sse import keepalive_ticks
 from api.timeouts import TimeoutSweeper
 from ledger.catalogue.service import sync_card_designs
 from ledger.chain.client import ChainClient
@@ -97,6 +100,7 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
             app.state.ctx = ctx
             sweeper = TimeoutSweeper(ctx).start()
             ctx.events.start()
+            ticker = asyncio.create_task(keepalive_ticks(ctx))
             # everything loaded so far (catalogues, compiled effects, routes) lives as long as
             # the process: keep it out of the cyclic GC's generations so collections stay short
             gc.collect()
@@ -104,6 +108,7 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
             try:
                 yield
             finally:
+                ticker.cancel()
                 ctx.events.stop()
                 sweeper.stop()
         finally:
@@ -136,6 +141,7 @@ def create_app(settings: Settings | None = None, *, chain: ChainClient | None = 
         decks,
         matches,
         events,
+        play,
         offers,
         audit,
     ):

@@ -83,9 +83,12 @@ async def session_token(
 def request_token(request: Request) -> str:
     """`session_token` read straight from the request's Authorization header, as `bearer`
     parses it, without building its credentials model (the hot routes)."""
-    return _bearer_credentials(
-        *get_authorization_scheme_param(request.headers.get("Authorization"))
-    )
+    return bearer_token(request.headers.get("Authorization"))
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The token of an `Authorization: Bearer <token>` header's value (401 otherwise)."""
+    return _bearer_credentials(*get_authorization_scheme_param(authorization))
 
 
 async def current_address(request: Request, token: Annotated[str, Depends(session_token)]) -> str:

@@ -42,7 +42,8 @@ Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 _JSON_SUBTYPE = "json"
 
 
-def _errors(exc: ValidationError, where: tuple[str, ...]) -> list[dict[str, Any]]:
+def validation_errors(exc: ValidationError, where: tuple[str, ...]) -> list[dict[str, Any]]:
+    """A pydantic error's items as `RequestValidationError` lists them, located under `where`."""
     return [
         {"type": e["type"], "loc": (*where, *e["loc"]), "msg": e["msg"], "input": e.get("input")}
         for e in exc.errors(include_url=False)
@@ -113,7 +114,7 @@ class HotRoute(APIRoute):
                 try:
                     values[name] = adapter.validate_python(request.path_params[name])
                 except ValidationError as exc:
-                    errors += _errors(exc, ("path", name))
+                    errors += validation_errors(exc, ("path", name))
             if body is not None:
                 name, model, required = body
                 document = await _body(request)
@@ -128,7 +129,7 @@ class HotRoute(APIRoute):
                     try:
                         values[name] = model.model_validate(document)
                     except ValidationError as exc:
-                        errors += _errors(exc, ("body",))
+                        errors += validation_errors(exc, ("body",))
             if errors:
                 raise RequestValidationError(errors)
             response = await endpoint(**values)

@@ -17,6 +17,7 @@ from ledger.db.models import (
     MatchStatus,
 )
 from ledger.matches.outcomes import AppliedAction
+from ledger.matches.repository import LiveMatch
 from ledger.matches.service import entry_count
 from ledger.protocol.hexcodec import to_hex
 from ledger.results import service as results
@@ -103,6 +104,33 @@ def applied(entry: AppliedAction, reader: int | None) -> dict[str, Any]:
         "entry_hash": to_hex(entry.entry.entry_hash),
         "receipt": entry.entry.receipt,
     }
+
+
+def turn(
+    match: Match | LiveMatch,
+    seat: int,
+    entries: list[dict[str, Any]],
+    legal: list[dict[str, Any]],
+    *,
+    kind: str | None = None,
+) -> dict[str, Any]:
+    """The match's turn as `seat` sees it, with `entries` (as that seat may read them) and its
+    legal actions (empty unless it is to act): the fields of `schemas.ActionOut` but
+    `observation`, and `type` and `seat` when `kind` names a play-channel message."""
+    your_turn = match.status == MatchStatus.ACTIVE and match.current_player == seat
+    out: dict[str, Any] = {} if kind is None else {"type": kind, "seat": seat}
+    out.update(
+        version=match.version,
+        status=match.status,
+        current_player=match.current_player,
+        your_turn=your_turn,
+        winner_seat=match.winner_seat,
+        end_reason=match.end_reason,
+        head_hash=match.head_hash,
+        applied=entries,
+        legal_actions=legal if your_turn else [],
+    )
+    return out
 
 
 def logged(row: MatchAction, reader: int | None, over: bool) -> schemas.AppliedOut:

@@ -57,6 +57,54 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+def ours_body(exc: MetaLedgerError, instance: str) -> dict[str, Any]:
+    """The problem of one of our errors."""
+    return _jsonable(exc.problem(instance=instance))  # type: ignore[no-any-return]
+
+
+def engine_body(exc: Exception, instance: str) -> dict[str, Any]:
+    """The problem of a move the engine refused."""
+    return {
+        "type": "https://metaledger.dev/problems/rule-violation",
+        "title": "Rule violation",
+        "status": 422,
+        "detail": str(exc),
+        "instance": instance,
+    }
+
+
+def validation_body(exc: RequestValidationError, instance: str) -> dict[str, Any]:
+    """The 422 problem of a request that failed validation, every error with its location."""
+    errors = [
+        {
+            "loc": [str(p) for p in e.get("loc", ())],
+            "message": str(e.get("msg", "")),
+            "type": str(e.get("type", "")),
+        }
+        for e in exc.errors()
+    ]
+    return {
+        "type": "https://metaledger.dev/problems/invalid-input",
+        "title": "Invalid input",
+        "status": 422,
+        "detail": "; ".join(f"{'.'.join(e['loc'])}: {e['message']}" for e in errors)[:2000]
+        or "invalid request",
+        "instance": instance,
+        "errors": errors,
+    }
+
+
+def unexpected_body(instance: str) -> dict[str, Any]:
+    """The 500 problem of an unexpected error (never with a stack trace)."""
+    return {
+        "type": "https://metaledger.dev/problems/internal-error",
+        "title": "Internal error",
+        "status": 500,
+        "detail": "an unexpected error occurred; it has been logged",
+        "instance": instance,
+    }
+
+
 def install(app: FastAPI) -> None:
     """Register the exception handlers on `app`."""
 
@@ -67,40 +115,14 @@ def install(app: FastAPI) -> None:
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
         if isinstance(exc, RateLimited):
             headers = {"Retry-After": str(exc.retry_after)}
-        return problem_response(_jsonable(exc.problem(instance=request.url.path)), headers)
+        return problem_response(ours_body(exc, request.url.path), headers)
 
     async def engine(request: Request, exc: Exception) -> JSONResponse:
-        return problem_response(
-            {
-                "type": "https://metaledger.dev/problems/rule-violation",
-                "title": "Rule violation",
-                "status": 422,
-                "detail": str(exc),
-                "instance": request.url.path,
-            }
-        )
+        return problem_response(engine_body(exc, request.url.path))
 
     async def validation(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        errors = [
-            {
-                "loc": [str(p) for p in e.get("loc", ())],
-                "message": str(e.get("msg", "")),
-                "type": str(e.get("type", "")),
-            }
-            for e in exc.errors()
-        ]
-        return problem_response(
-            {
-                "type": "https://metaledger.dev/problems/invalid-input",
-                "title": "Invalid input",
-                "status": 422,
-                "detail": "; ".join(f"{'.'.join(e['loc'])}: {e['message']}" for e in errors)[:2000]
-                or "invalid request",
-                "instance": request.url.path,
-                "errors": errors,
-            }
-        )
+        return problem_response(validation_body(exc, request.url.path))
 
     async def http(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
@@ -123,15 +145,7 @@ def install(app: FastAPI) -> None:
 
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return problem_response(
-            {
-                "type": "https://metaledger.dev/problems/internal-error",
-                "title": "Internal error",
-                "status": 500,
-                "detail": "an unexpected error occurred; it has been logged",
-                "instance": request.url.path,
-            }
-        )
+        return problem_response(unexpected_body(request.url.path))
 
     app.add_exception_handler(MetaLedgerError, ours)
     app.add_exception_handler(EngineError, engine)

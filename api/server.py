@@ -15,6 +15,7 @@ from typing import Any
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.supervisors import Multiprocess
 
 from api.limits import header_problem
@@ -75,6 +76,30 @@ class ProblemH11Protocol(H11Protocol):
         self.transport.close()
 
 
+#: client messages a WebSocket may have waiting for the app before its reading is paused
+WS_QUEUE_HIGH_WATER = 16
+
+
+class QueueingWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol (websockets' sans-I/O) pausing a connection's reading only
+    once WS_QUEUE_HIGH_WATER messages wait for the app, not after every message: the pause and
+    the resume at the app's next receive are a selector change each (two system calls) for
+    every move sent on a play channel. Backpressure is kept: a client that sends faster than
+    the app reads is stopped at the high-water mark."""
+
+    def send_receive_event_to_app(self) -> None:
+        """Queue the message for the app (as uvicorn does), pausing only past the mark."""
+        paused = self.read_paused
+        self.read_paused = True  # the parent then leaves the transport reading
+        try:
+            super().send_receive_event_to_app()
+        finally:
+            self.read_paused = paused
+        if not self.read_paused and self.queue.qsize() >= WS_QUEUE_HIGH_WATER:
+            self.read_paused = True
+            self.transport.pause_reading()
+
+
 def uvicorn_config(
     app: Any, host: str, port: int, settings: Settings | None = None, **options: Any
 ) -> uvicorn.Config:
@@ -87,6 +112,12 @@ def uvicorn_config(
         port=port,
         http=ProblemH11Protocol,
         h11_max_incomplete_event_size=s.max_header_bytes,
+        # the play channel (api.routes.play): frames up to twice the body limit reach the app,
+        # which answers those over the limit with a 413 problem; larger ones close it (1009).
+        # No per-message compression: it costs every message CPU and invites inflation bombs
+        ws=QueueingWebSocketProtocol,
+        ws_max_size=2 * s.max_body_bytes,
+        ws_per_message_deflate=False,
         proxy_headers=s.forwarded_allow_ips is not None,
         forwarded_allow_ips=s.forwarded_allow_ips or "",
         **options,

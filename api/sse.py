@@ -27,15 +27,22 @@ def join_stream(ctx: Context, key: str) -> StreamWaiter:
     return waiter
 
 
-async def news_or_keepalive(waiter: StreamWaiter, keepalive: float) -> bool:
-    """Wait for news (True) or until the keep-alive tick (False); then be ready for the next."""
-    try:
-        await asyncio.wait_for(waiter.news.wait(), keepalive)
-        return True
-    except TimeoutError:
-        return False
-    finally:
-        waiter.news.clear()
+async def news_or_keepalive(waiter: StreamWaiter) -> bool:
+    """Wait for news (True) or the process's keep-alive tick (False: `keepalive_ticks`); then
+    be ready for the next. No timer a wait: one ticker wakes every stream."""
+    if not waiter.news.is_set():
+        await waiter.news.wait()
+    waiter.news.clear()
+    ticked, waiter.ticked = waiter.ticked, False
+    return not ticked
+
+
+async def keepalive_ticks(ctx: Context) -> None:
+    """Tick every live-update stream of this process every METALEDGER_EVENTS_KEEPALIVE_SECONDS
+    (the app runs it for its lifetime)."""
+    while True:
+        await asyncio.sleep(ctx.settings.events_keepalive_seconds)
+        ctx.events.tick()
 
 
 def event_stream(stream: AsyncIterator[str]) -> StreamingResponse:

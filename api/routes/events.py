@@ -106,7 +106,6 @@ async def events(
     except BaseException:
         waiter.close()
         raise
-    keepalive = ctx.settings.events_keepalive_seconds
 
     async def stream() -> AsyncIterator[str]:
         current, nxt = page, first
@@ -120,7 +119,7 @@ async def events(
                     if current.match["status"] in _OVER:
                         yield f"event: end\ndata: {json.dumps(current.match)}\n\n"
                         return
-                    if not await news_or_keepalive(waiter, keepalive):
+                    if not await news_or_keepalive(waiter):
                         yield ": keep-alive\n\n"
                 try:
                     current = await run_in_threadpool(read, nxt)

@@ -12,10 +12,10 @@ from pydantic_core import to_json
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from api import present, ratelimit, schemas
+from api import moves, present, ratelimit, schemas
 from api.deps import Caller, Ctx, Token, run, run_hot, run_local
 from api.hotroute import HotRoute
-from api.metrics import BOT_ACTIONS, PLAYER_ACTIONS, RESULTS
+from api.metrics import RESULTS
 from ledger.auth import service as auth
 from ledger.db import Transaction, after_commit
 from ledger.db.models import Match, MatchStatus
@@ -181,38 +181,7 @@ async def act(match_id: MatchId, body: schemas.ActionIn, ctx: Ctx, token: Token)
     `version` after `head_hash`); validated by the engine. Pass `version` for optimistic
     concurrency: of two submissions for the same version, one applies and the other gets 409.
     The answer carries the operator's receipt of every entry appended (yours and the bot's)."""
-
-    def work(db: Transaction) -> dict[str, Any]:
-        caller = auth.authenticate(db, token, ctx)  # in the same transaction (the hot path)
-        outcome = matches.submit_action(
-            db, ctx, match_id, caller, list(body.action), body.salt, body.signature, body.version
-        )
-        match, state = outcome.match, outcome.state
-        assert state is not None
-        seat = next(a.seat for a in outcome.applied if not a.by_bot)
-        your_turn = match.status == MatchStatus.ACTIVE and match.current_player == seat
-        return {  # schemas.ActionOut
-            "version": match.version,
-            "status": match.status,
-            "current_player": match.current_player,
-            "your_turn": your_turn,
-            "winner_seat": match.winner_seat,
-            "end_reason": match.end_reason,
-            "head_hash": match.head_hash,
-            "applied": [present.applied(a, seat) for a in outcome.applied],
-            "legal_actions": state.legal_moves(seat) if your_turn else [],
-            "observation": state.observation(seat) if body.include_view else None,
-        }
-
-    # the hot path runs on the event loop's thread: CPU-bound, one short local transaction, and
-    # no hand-over to a worker thread (which costs more than the move under load)
-    out = run_hot(ctx, work)
-    PLAYER_ACTIONS.inc()
-    if len(out["applied"]) > 1:
-        BOT_ACTIONS.inc(len(out["applied"]) - 1)
-    if out["status"] == MatchStatus.FINISHED:
-        RESULTS.inc()
-    return _json(out)
+    return _json(moves.apply_move(ctx, match_id, token, body))
 
 
 def _json(value: Any) -> Response:

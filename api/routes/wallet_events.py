@@ -49,7 +49,6 @@ async def wallet_events(
     except BaseException:
         waiter.close()
         raise
-    keepalive = ctx.settings.events_keepalive_seconds
 
     async def stream() -> AsyncIterator[str]:
         current, sent, news = first, None, False
@@ -62,7 +61,7 @@ async def wallet_events(
                     sent = cards
                 elif news:  # the same cards: the news was of its offers (a status changed)
                     yield f"event: book\ndata: {json.dumps({'address': owner})}\n\n"
-                news = await news_or_keepalive(waiter, keepalive)
+                news = await news_or_keepalive(waiter)
                 if not news:
                     yield ": keep-alive\n\n"
                 try:

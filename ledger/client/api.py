@@ -1,6 +1,7 @@
 """An HTTP client of the MetaLedger API for one wallet: EIP-4361 sign-in, decks, signed matches
-(a session key per match: `ledger.client.session`). `metaledger play`, the benchmarks and the
-tests drive the API through it."""
+(a session key per match: `ledger.client.session`; moves by HTTP, or on the match's play
+channel: `ledger.client.playchannel`). `metaledger play`, the benchmarks and the tests drive the
+API through it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from ledger.client.playchannel import PlayChannel
 from ledger.client.session import MatchSession
 from ledger.errors import MetaLedgerError, ServiceUnavailable
 
@@ -203,15 +205,54 @@ class ApiPlayer:
             head = out["head_hash"]
         return status, sent
 
+    def play_on_channel(
+        self,
+        match_id: str,
+        *,
+        max_actions: int = 100_000,
+        on_action: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
+    ) -> tuple[str, int]:
+        """`play` on the match's play channel (`ledger.client.playchannel`): each move sent on
+        it, the turn and legal actions pushed to it when the other seat has played; every
+        entry's receipt checked, those appended before it connected (a bot's opening) too."""
+        session = self.sessions[match_id]
+        channel = PlayChannel(str(self.http.base_url), match_id, self.token, since=0)
+        try:
+            now = channel.update()
+            for entry in now["applied"]:
+                session.check(entry)
+            legal, version, status = now["legal_actions"], now["version"], now["status"]
+            head, sent = now["head_hash"], 0
+            while status == "active" and sent < max_actions:
+                if not legal:  # the other seat's turn: its move is pushed
+                    now = channel.update()
+                    for entry in now["applied"]:
+                        session.check(entry)
+                    legal, version, status = now["legal_actions"], now["version"], now["status"]
+                    head = now["head_hash"]
+                    continue
+                choice = legal[self.rng.randrange(len(legal))]
+                out = channel.move(session.move(choice["action"], version, head))
+                for entry in out["applied"]:
+                    session.check(entry)
+                sent += 1
+                if on_action is not None:
+                    on_action(choice, out)
+                legal, version, status = out["legal_actions"], out["version"], out["status"]
+                head = out["head_hash"]
+        finally:
+            channel.close()
+        return status, sent
+
     def play_to_end(
         self,
         match_id: str,
         max_actions: int = 100_000,
         on_action: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
     ) -> tuple[dict[str, Any], int]:
-        """Play random legal actions until the match ends, then acknowledge it; returns (the
-        match, actions sent)."""
-        status, sent = self.play(match_id, max_actions=max_actions, on_action=on_action)
+        """Play random legal actions on the match's play channel until the match ends, then
+        acknowledge it; returns (the match, actions sent)."""
+        status, sent = self.play_on_channel(match_id, max_actions=max_actions, on_action=on_action)
         if status == "finished":
             return self.acknowledge(match_id), sent
         return dict(self.call("GET", f"/matches/{match_id}")), sent

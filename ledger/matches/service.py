@@ -765,8 +765,16 @@ def entry_count(match: Match) -> int:
 
 def legal_moves_of(db: DB, ctx: Context, match_id: str, address: str) -> list[dict[str, Any]]:
     """The caller's legal moves in match `match_id` now (the hot read: no ORM)."""
+    return seat_turn(db, ctx, match_id, address)[2]
+
+
+def seat_turn(
+    db: DB, ctx: Context, match_id: str, address: str
+) -> tuple[LiveMatch, MatchSeat, list[dict[str, Any]]]:
+    """The match `match_id`, the caller's seat in it and its legal moves now (the hot read)."""
     match, seats = _live(db, ctx, match_id)
-    return legal_actions(db, ctx, match, seat_of(seats, address))
+    seat = seat_of(seats, address)
+    return match, seat, legal_actions(db, ctx, match, seat)
 
 
 def legal_actions(db: DB, ctx: Context, match: AnyMatch, seat: MatchSeat) -> list[dict[str, Any]]:

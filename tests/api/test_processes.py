@@ -17,6 +17,7 @@ import pytest
 
 from ledger.bench.apistack import Server
 from ledger.chain.deployment import Deployment
+from ledger.client.playchannel import PlayChannel
 from ledger.db.migrations import upgrade
 from ledger.devstack.anvil import AnvilNode
 from ledger.devstack.ports import free_port
@@ -329,3 +330,43 @@ def test_streams_refuse_strangers_and_respect_the_cap(
         client.close()
     finally:
         api.stop()
+
+
+def test_a_match_played_on_play_channels_held_by_two_processes(
+    two_apis: tuple[Server, Server], evm_snapshot: AnvilNode, deployment: Deployment
+) -> None:
+    """Seat 0 holds its play channel on process A, seat 1 on B. Each move goes on the mover's
+    channel; the other seat learns the move, its turn and its legal actions from the update its
+    own process pushes once the broker's news of the commit reaches it (read from the database
+    there: nothing is handed over across processes). Both logs agree at the end."""
+    clients, players, match = _match_on_both(two_apis, evm_snapshot, deployment)
+    match_id, version, turn, head = _position(match)
+    channels = [
+        PlayChannel(api.url, match_id, p.token, timeout=15)
+        for api, p in zip(two_apis, players, strict=True)
+    ]
+    try:
+        legal = channels[turn].until(version)["legal_actions"]
+        for _ in range(40):
+            body = signed_move(players[turn], match_id, legal[0]["action"], version, head)
+            out = channels[turn].move(body)
+            for entry in out["applied"]:
+                players[turn].sessions[match_id].check(entry)
+            assert out["version"] == version + 1 and out["type"] == "applied"
+            version, head = out["version"], out["head_hash"]
+            other = channels[1 - turn].until(version)  # pushed by the other process
+            assert other["version"] == version and other["head_hash"] == head
+            assert [e["index"] for e in other["applied"]][-1] == version - 1
+            if out["status"] != "active":
+                break
+            turn = out["current_player"]
+            legal = out["legal_actions"] if out["your_turn"] else other["legal_actions"]
+            assert legal and (out["your_turn"] or other["your_turn"])
+    finally:
+        for channel in channels:
+            channel.close()
+    logs = [_on(players[0], c).get(f"/matches/{match_id}/actions", params={"limit": 1000}).json()
+            for c in clients]  # fmt: skip
+    assert logs[0] == logs[1] and len(logs[0]) == version
+    for c in clients:
+        c.close()
