@@ -1,4 +1,5 @@
-"""`metaledger bench api`: the API against a real Anvil, in its own processes.
+"""`metaledger bench api`: the API against a real Anvil and a Redis broker (every API process
+announces its commits on it, as on the local stack), in its own processes.
 
 Phases, each against a fresh API (`python -m api`, access log off) unless said otherwise:
 1. baseline: the bare FastAPI app (`ledger.bench.bare`, one endpoint taking and returning a small
@@ -8,8 +9,11 @@ Phases, each against a fresh API (`python -m api`, access log off) unless said o
 2. human-vs-human MetaX matches on SQLite, one API process: the same load generator and client
    count, each client playing both seats of its matches with random legal moves (create, join,
    seat authorizations with commit-reveal, moves each signed by its session key, checked,
-   stored and receipted, every receipt checked by the client, a legal-actions read when the
-   turn passes) -> signed_actions_per_s (moves applied per second), signed_vs_baseline;
+   stored and receipted, every receipt checked by the client), the moves on each seat's play
+   channel (a WebSocket; the other seat learns its turn and legal actions from the change
+   pushed to it) -> signed_actions_per_s (moves applied per second), signed_vs_baseline; then
+   the same through the HTTP move route with a legal-actions read when the turn passes ->
+   signed_actions_per_s_http, signed_http_vs_baseline;
 3. deck registrations (40-card MetaX deck, many wallets): open loop at a steady `rate` per second
    for `seconds`, latency from each request's *scheduled* send time (no coordinated omission)
    -> deck_verify_p50_ms / p99_ms; then `clients` closed-loop clients -> deck_verify_max_per_s;
@@ -44,7 +48,7 @@ from ledger.bench.loadgen import (
     closed_loop,
     echo_loop,
 )
-from ledger.bench.matchplay import Seat, human_loop
+from ledger.bench.matchplay import Seat, human_loop, human_loop_http
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -252,8 +256,13 @@ def _close(pairs: list[tuple[Seat, Seat]]) -> None:
             seat.player.http.close()
 
 
-def _moves(url: str, pairs: list[tuple[Seat, Seat]], seconds: float) -> Tally:
-    return closed_loop(len(pairs), seconds, human_loop(url, pairs, GAME))
+def _moves(
+    url: str, pairs: list[tuple[Seat, Seat]], seconds: float, *, http: bool = False
+) -> Tally:
+    """Human-vs-human moves for `seconds`: on the play channel, or (`http`) the HTTP route."""
+    return closed_loop(
+        len(pairs), seconds, (human_loop_http if http else human_loop)(url, pairs, GAME)
+    )
 
 
 def _cpu_ms_per(server: Server, work: Callable[[], Tally]) -> tuple[Tally, float | None]:
@@ -317,16 +326,24 @@ def run(
             api, lambda: _moves(api.url, pairs, move_seconds)
         )
         spy.done(recording)
+        _moves(api.url, pairs, min(3.0, move_seconds), http=True)
+        by_http, out["signed_cpu_ms_per_action_http"] = _cpu_ms_per(
+            api, lambda: _moves(api.url, pairs, move_seconds, http=True)
+        )
         # the baseline again right after: the machine's speed drifts between the phases (by up
         # to a third here), so the ratio takes the mean of the windows on either side
         after = _baseline(bare, match_clients, move_seconds)
         bare.stop()
         out |= _bracketed(before, after)
         out["signed_actions_per_s"] = moves.per_s
-        out["signed_requests_per_s"] = round(moves.requests / moves.seconds, 1)
+        out["signed_messages_per_s"] = round(moves.requests / moves.seconds, 1)
         out["signed_errors"] = moves.errors
         baseline = out["baseline_per_s"]
         out["signed_vs_baseline"] = round(moves.per_s / baseline, 3) if baseline else None
+        out["signed_actions_per_s_http"] = by_http.per_s
+        out["signed_http_requests_per_s"] = round(by_http.requests / by_http.seconds, 1)
+        out["signed_http_errors"] = by_http.errors
+        out["signed_http_vs_baseline"] = round(by_http.per_s / baseline, 3) if baseline else None
 
         tokens = _sign_in_all(api.url, deck_keys)
         out |= _open_loop(api.url, tokens, stack.deck, seconds, rate)

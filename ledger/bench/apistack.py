@@ -88,7 +88,9 @@ def _is_python(pid: int) -> bool:
 
 
 class BenchStack:
-    """Anvil + contracts + wallets holding the MetaX starter deck; API processes on demand."""
+    """Anvil + contracts + wallets holding the MetaX starter deck, a Redis broker (the API
+    processes announce every committed change on it, as on the local stack: another process's
+    play channels learn of it there); API processes on demand."""
 
     def __init__(self, wallets: int) -> None:
         from eth_account import Account
@@ -96,6 +98,7 @@ class BenchStack:
         self.tmp = Path(tempfile.mkdtemp(prefix="metaledger-bench-api-"))
         self.keys = [Account.create().key.to_0x_hex() for _ in range(wallets)]
         self.anvil: Any = None
+        self.redis: Any = None
         self.postgres: Any = None
         self.servers: list[Server] = []
         self.deck: dict[str, int] = {}
@@ -107,9 +110,11 @@ class BenchStack:
         from engine import get_game
         from ledger.devstack.anvil import start_anvil
         from ledger.devstack.deploy import deploy_from_settings, seed_demo
+        from ledger.devstack.servers import RedisServer
         from ledger.protocol.tokenids import token_id
         from ledger.settings import ANVIL_DEV_KEYS
 
+        self.redis = RedisServer(self.tmp / "redis").start()
         self.anvil = start_anvil(log_file=self.tmp / "anvil.log")
         deployment = deploy_from_settings(self.anvil.w3, self.anvil.rpc_url)
         deployment.save(self.tmp / "deployment.json")
@@ -155,12 +160,12 @@ class BenchStack:
             siwe_domain=f"127.0.0.1:{port}",
             # every bench wallet signs in from this one address
             sign_in_rate_limit=str(1_000_000),
-            **settings,
+            **{"broker_url": self.redis.url, **settings},
         )
         log = self.tmp / f"api-{len(self.servers)}.log"
         server = Server("api", [sys.executable, "-m", "api"], env, f"http://127.0.0.1:{port}", log)
         self.servers.append(server)
-        # answering is enough: no broker or worker runs here, so /healthz says 503
+        # answering is enough: no worker runs here, so /healthz says 503
         return server.wait(statuses=(200, 503))
 
     def bare(self) -> Server:
@@ -189,5 +194,7 @@ class BenchStack:
             self.postgres.stop()
         if self.anvil is not None:
             self.anvil.stop()
+        if self.redis is not None:
+            self.redis.stop()
         if not keep_files:
             shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,11 +1,17 @@
 """The benchmarks' load generator: lean keep-alive HTTP/1.1 JSON clients (one connection per
 client thread, `http.client`, TCP_NODELAY), so that the same client code drives the bare
-FastAPI baseline and the match clients, and the generator costs as little CPU as it can."""
+FastAPI baseline and the match clients, and the generator costs as little CPU as it can; and
+for the play channel a lean WebSocket client (`LeanSocket`: the RFC 6455 handshake and frames
+on a blocking socket, no reader thread), for the same reason."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import hashlib
 import http.client
 import json
+import os
 import socket
 import threading
 import time
@@ -77,6 +83,93 @@ class JsonClient:
         if self.conn is not None:
             self.conn.close()
             self.conn = None
+
+
+_WS_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+_TEXT, _CLOSE, _PING, _PONG = 0x1, 0x8, 0x9, 0xA
+
+
+class LeanSocket:
+    """A client WebSocket on one blocking socket (what `ledger.client.playchannel.PlayChannel`
+    asks of its connection: `send(text)`, `recv(timeout)`, `close()`). Text frames out, masked;
+    text frames in, fragmented or not; pings answered; a close frame or EOF is EOFError."""
+
+    def __init__(self, url: str, headers: dict[str, str], timeout: float = 30.0) -> None:
+        parts = urllib.parse.urlsplit(url)
+        self.sock = socket.create_connection((parts.hostname, parts.port or 80), timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.reader = self.sock.makefile("rb")
+        key = base64.b64encode(os.urandom(16))
+        lines = [
+            f"GET {parts.path} HTTP/1.1",
+            f"Host: {parts.netloc}",
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            f"Sec-WebSocket-Key: {key.decode()}",
+            "Sec-WebSocket-Version: 13",
+            *(f"{k}: {v}" for k, v in headers.items()),
+        ]
+        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        status = self.reader.readline()
+        head = {}
+        while (line := self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            head[name.strip().lower()] = value.strip()
+        accept = base64.b64encode(hashlib.sha1(key + _WS_GUID).digest()).decode()
+        if b" 101 " not in status or head.get("sec-websocket-accept") != accept:
+            self.sock.close()
+            raise ConnectionError(f"no WebSocket at {url}: {status.decode('latin-1').strip()}")
+
+    def _frame(self, opcode: int, payload: bytes) -> None:
+        n = len(payload)
+        if n < 126:
+            head = bytes((0x80 | opcode, 0x80 | n))
+        elif n < 1 << 16:
+            head = bytes((0x80 | opcode, 0x80 | 126)) + n.to_bytes(2, "big")
+        else:
+            head = bytes((0x80 | opcode, 0x80 | 127)) + n.to_bytes(8, "big")
+        mask = os.urandom(4)
+        key = int.from_bytes((mask * (n // 4 + 1))[:n], "big")
+        masked = (int.from_bytes(payload, "big") ^ key).to_bytes(n, "big")
+        self.sock.sendall(head + mask + masked)
+
+    def send(self, text: str) -> None:
+        """Send one text message."""
+        self._frame(_TEXT, text.encode())
+
+    def recv(self, timeout: float | None = None) -> str:
+        """The next text message (TimeoutError after `timeout` seconds)."""
+        self.sock.settimeout(timeout)
+        parts: list[bytes] = []
+        while True:
+            head = self.reader.read(2)
+            if len(head) < 2:
+                raise EOFError("the server closed the connection")
+            opcode, n = head[0] & 0x0F, head[1] & 0x7F
+            if n == 126:
+                n = int.from_bytes(self.reader.read(2), "big")
+            elif n == 127:
+                n = int.from_bytes(self.reader.read(8), "big")
+            payload = self.reader.read(n)
+            if opcode == _CLOSE:
+                raise EOFError(
+                    f"the server closed the channel: {payload[2:].decode(errors='replace')}"
+                )
+            if opcode == _PING:
+                self._frame(_PONG, payload)
+                continue
+            if opcode == _PONG:
+                continue
+            parts.append(payload)
+            if head[0] & 0x80:
+                return b"".join(parts).decode()
+
+    def close(self) -> None:
+        """Say goodbye (close frame 1000) and close the socket."""
+        with contextlib.suppress(OSError):
+            self._frame(_CLOSE, (1000).to_bytes(2, "big"))
+        self.reader.close()
+        self.sock.close()
 
 
 @dataclass

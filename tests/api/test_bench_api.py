@@ -1,6 +1,7 @@
 """`metaledger bench api` runs end to end (tiny parameters) and reports every figure: the bare
-baseline and the signed moves measured in the same run, on SQLite, two processes and PostgreSQL,
-the deck phases, and the RSS of a (short) soak."""
+baseline and the signed moves measured in the same run (on the play channel and by HTTP), on
+SQLite, two processes (their channels told of each other's moves through the broker) and
+PostgreSQL, the deck phases, and the RSS of a (short) soak."""
 
 from __future__ import annotations
 
@@ -35,6 +36,9 @@ def test_bench_api_smoke(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
         "baseline_cpu_ms_per_request",
         "signed_actions_per_s",
         "signed_cpu_ms_per_action",
+        "signed_actions_per_s_http",
+        "signed_cpu_ms_per_action_http",
+        "signed_messages_per_s",
         "signed_actions_per_s_2_processes",
         "signed_actions_per_s_postgres",
         "deck_verify_p50_ms",
@@ -55,3 +59,7 @@ def test_bench_api_smoke(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
     assert isinstance(out["api_rss_growth_pct"], int | float)
     assert out["deck_verify_errors"] == 0 and out["deck_verify_closed_loop_errors"] == 0
     assert out["signed_errors"] == 0 and out["baseline_errors"] == 0
+    assert out["signed_http_errors"] == 0
+    assert out["signed_http_vs_baseline"] == round(
+        out["signed_actions_per_s_http"] / out["baseline_per_s"], 3
+    )
