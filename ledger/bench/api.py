@@ -48,7 +48,7 @@ from ledger.bench.loadgen import (
     closed_loop,
     echo_loop,
 )
-from ledger.bench.matchplay import Seat, human_loop, human_loop_http
+from ledger.bench.matchplay import Seat, human_loop
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -260,9 +260,7 @@ def _moves(
     url: str, pairs: list[tuple[Seat, Seat]], seconds: float, *, http: bool = False
 ) -> Tally:
     """Human-vs-human moves for `seconds`: on the play channel, or (`http`) the HTTP route."""
-    return closed_loop(
-        len(pairs), seconds, (human_loop_http if http else human_loop)(url, pairs, GAME)
-    )
+    return closed_loop(len(pairs), seconds, human_loop(url, pairs, GAME, http=http))
 
 
 def _cpu_ms_per(server: Server, work: Callable[[], Tally]) -> tuple[Tally, float | None]:

@@ -3,10 +3,10 @@ for two signed-in wallets, choosing uniformly random legal moves, every move sig
 player's session key (`ledger.client.session`) and every receipt the API returns checked.
 Setup (create, join, the seat authorizations with the seed commits, reveals) goes through the
 project's client. The moves go, as a player's client sends them, through each seat's play
-channel (`human_loop`: a WebSocket per seat, the opponent's moves and the turn pushed to it),
-or through the HTTP route with a legal-actions read when the turn passes (`human_loop_http`,
-the load generator's lean keep-alive connections, one per seat). Either way the two seats of a
-match may be served by different API processes."""
+channel (a WebSocket per seat, the opponent's moves and the turn pushed to it; the load
+generator's `LeanSocket`), or through the HTTP route with a legal-actions read when the turn
+passes (the load generator's lean keep-alive connections, one per seat). Either way the two
+seats of a match may be served by different API processes."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ledger.bench.loadgen import HttpStatusError, JsonClient, LeanSocket, Tally
 from ledger.client.api import ApiPlayer
@@ -45,104 +45,123 @@ def _start(seats: list[Seat], game: str) -> dict[str, Any]:
     return b.reveal(joined["id"], secrets_[1])
 
 
+class _Moves(Protocol):
+    """How a client sends a seat's moves and learns its legal actions."""
+
+    def legal(self, seat: int, match_id: str, version: int) -> list[dict[str, Any]]:
+        """The seat's legal actions once the match is at `version` (its turn)."""
+
+    def send(self, seat: int, match_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """Send a signed move; its answer (an error if it was refused)."""
+
+
+def _play(
+    seats: list[Seat], match: dict[str, Any], moves: _Moves, rng: random.Random, stop_at: float
+) -> tuple[int, str, bool]:
+    """Signed random legal moves until the match ends, `stop_at`, or a move is refused; (moves
+    applied, the match's status, whether a move was refused)."""
+    match_id = match["id"]
+    sessions = [s.player.sessions[match_id] for s in seats]
+    version, head = match["version"], match["head_hash"]
+    turn, status = match["current_player"], match["status"]
+    legal: list[dict[str, Any]] | None = None
+    played = 0
+    while status == "active" and time.perf_counter() < stop_at:
+        if legal is None:
+            legal = moves.legal(turn, match_id, version)
+        assert legal
+        choice = legal[rng.randrange(len(legal))]["action"]
+        try:
+            out = moves.send(turn, match_id, sessions[turn].move(choice, version, head))
+        except (ChannelError, HttpStatusError):
+            return played, str(status), True
+        for entry in out["applied"]:
+            sessions[turn].check(entry)
+        played += 1
+        version, head = out["version"], out["head_hash"]
+        turn, status = out["current_player"], out["status"]
+        legal = out["legal_actions"] if out["your_turn"] else None
+    return played, str(status), False
+
+
+class _OnChannels:
+    """Moves on each seat's play channel; the other seat's legal actions from its update."""
+
+    def __init__(self, base_url: str, seats: list[Seat], match_id: str) -> None:
+        self.channels = [PlayChannel(base_url, match_id, s.token, opener=LeanSocket) for s in seats]
+
+    def legal(self, seat: int, match_id: str, version: int) -> list[dict[str, Any]]:
+        """The legal actions of the update that brought the match to `version`."""
+        return list(self.channels[seat].until(version)["legal_actions"])
+
+    def send(self, seat: int, match_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The move on the seat's channel."""
+        return self.channels[seat].move(body)
+
+    def close(self) -> int:
+        """Close the channels; the messages they carried."""
+        for channel in self.channels:
+            channel.close()
+        return sum(c.messages for c in self.channels)
+
+
+class _ByHttp:
+    """Moves by the HTTP route, a legal-actions read when the turn passes."""
+
+    def __init__(self, base_url: str, seats: list[Seat]) -> None:
+        self.seats = seats
+        self.clients = [JsonClient(base_url), JsonClient(base_url)]
+
+    def legal(self, seat: int, match_id: str, version: int) -> list[dict[str, Any]]:
+        """`GET /matches/{id}/legal-actions`."""
+        path = f"/matches/{match_id}/legal-actions"
+        return list(self.clients[seat].request("GET", path, token=self.seats[seat].token))
+
+    def send(self, seat: int, match_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        """`POST /matches/{id}/actions`."""
+        path = f"/matches/{match_id}/actions"
+        return dict(self.clients[seat].request("POST", path, body, self.seats[seat].token))
+
+    def close(self) -> int:
+        """Close the connections; the requests they carried."""
+        for client in self.clients:
+            client.close()
+        return sum(c.requests for c in self.clients)
+
+
 def human_loop(
-    base_url: str, pairs: list[tuple[Seat, Seat]], game: str
+    base_url: str, pairs: list[tuple[Seat, Seat]], game: str, *, http: bool = False
 ) -> Callable[[int, float, Tally, threading.Lock], None]:
-    """A client of `pairs[k]`: start a match, open each seat's play channel, then play signed
-    random legal moves on the channel of the seat to act (the other learns its turn and legal
-    actions from the change pushed to it) until the match ends or the phase does (then
-    resign). `done` counts moves the API applied; `requests` the messages sent and received."""
+    """A client of `pairs[k]`: start a match, then play signed random legal moves until the
+    match ends or the phase does (then resign). The moves go on each seat's play channel, the
+    other seat learning its turn and legal actions from the change pushed to it; or (`http`)
+    through the HTTP route with a legal-actions read when the turn passes (what a client
+    without the channel does at best). `done` counts moves the API applied; `requests` the
+    messages (channel) or requests (HTTP) of the moves."""
 
     def loop(k: int, stop_at: float, tally: Tally, lock: threading.Lock) -> None:
         seats = list(pairs[k])
         rng = random.Random(k)
-        moves = errors = messages = 0
-        while time.perf_counter() < stop_at:
-            match = _start(seats, game)
-            match_id = match["id"]
-            sessions = [s.player.sessions[match_id] for s in seats]
-            channels = [PlayChannel(base_url, match_id, s.token, opener=LeanSocket) for s in seats]
-            try:
-                version, head = match["version"], match["head_hash"]
-                turn, status = match["current_player"], match["status"]
-                legal: list[dict[str, Any]] | None = None
-                while status == "active" and time.perf_counter() < stop_at:
-                    channel = channels[turn]
-                    if legal is None:
-                        legal = channel.until(version)["legal_actions"]
-                    assert legal
-                    choice = legal[rng.randrange(len(legal))]["action"]
-                    try:
-                        out = channel.move(sessions[turn].move(choice, version, head))
-                    except ChannelError:
-                        errors += 1
-                        break
-                    for entry in out["applied"]:
-                        sessions[turn].check(entry)
-                    moves += 1
-                    version, head = out["version"], out["head_hash"]
-                    turn, status = out["current_player"], out["status"]
-                    legal = out["legal_actions"] if out["your_turn"] else None
-            finally:
-                for channel in channels:
-                    messages += channel.messages
-                    channel.close()
-            if status != "finished":
-                seats[0].player.resign(match_id)
-        with lock:
-            tally.done += moves
-            tally.errors += errors
-            tally.requests += messages
-
-    return loop
-
-
-def human_loop_http(
-    base_url: str, pairs: list[tuple[Seat, Seat]], game: str
-) -> Callable[[int, float, Tally, threading.Lock], None]:
-    """`human_loop` through the HTTP move route, with a legal-actions read when the turn
-    passes (what a client without the play channel does at best)."""
-
-    def loop(k: int, stop_at: float, tally: Tally, lock: threading.Lock) -> None:
-        seats = list(pairs[k])
-        clients = [JsonClient(base_url), JsonClient(base_url)]
-        rng = random.Random(k)
-        moves = errors = 0
+        moves = errors = requests = 0
+        by_http = _ByHttp(base_url, seats) if http else None
         try:
             while time.perf_counter() < stop_at:
                 match = _start(seats, game)
-                match_id = match["id"]
-                sessions = [s.player.sessions[match_id] for s in seats]
-                version, head = match["version"], match["head_hash"]
-                turn, status = match["current_player"], match["status"]
-                legal: list[dict[str, Any]] | None = None
-                while status == "active" and time.perf_counter() < stop_at:
-                    client, token = clients[turn], seats[turn].token
-                    if legal is None:
-                        path = f"/matches/{match_id}/legal-actions"
-                        legal = client.request("GET", path, token=token)
-                    assert legal
-                    choice = legal[rng.randrange(len(legal))]["action"]
-                    body = sessions[turn].move(choice, version, head)
-                    try:
-                        out = client.request("POST", f"/matches/{match_id}/actions", body, token)
-                    except HttpStatusError:
-                        errors += 1
-                        break
-                    for entry in out["applied"]:
-                        sessions[turn].check(entry)
-                    moves += 1
-                    version, head = out["version"], out["head_hash"]
-                    turn, status = out["current_player"], out["status"]
-                    legal = out["legal_actions"] if out["your_turn"] else None
+                transport = by_http or _OnChannels(base_url, seats, match["id"])
+                try:
+                    played, status, refused = _play(seats, match, transport, rng, stop_at)
+                finally:
+                    if transport is not by_http:  # a match's channels end with it
+                        requests += transport.close()
+                moves, errors = moves + played, errors + refused
                 if status != "finished":
-                    seats[0].player.resign(match_id)
+                    seats[0].player.resign(match["id"])
         finally:
-            for c in clients:
-                c.close()
+            if by_http is not None:
+                requests += by_http.close()
         with lock:
             tally.done += moves
             tally.errors += errors
-            tally.requests += sum(c.requests for c in clients)
+            tally.requests += requests
 
     return loop

@@ -47,15 +47,17 @@ def test_news_reaches_only_the_processes_following_the_match(broker_url: str) ->
 
         async def scenario() -> None:
             match, other = _match_id(), _match_id()
+            await _until(lambda: client.pubsub_numsub(b.inbox)[0][1] == 1)  # B listens
             on_b = b.join(match)
             assert on_b is not None
             key = FOLLOWERS_PREFIX + match
             await _until(lambda: client.sismember(key, b.origin))
             assert await _woken(on_b)  # listed: B's stream reads what it may have missed
+            await asyncio.sleep(0.2)
             on_b.news.clear()
             a.publish(match)  # a commit in process A: B's stream hears of it
-            assert await _woken(on_b)
-            assert a.published == 1 and b.received == 1
+            await _until(lambda: b.received == 1)
+            assert await _woken(on_b) and a.published == 1
             on_b.news.clear()
             a.publish(other)  # nobody follows it: nothing is sent
             await asyncio.sleep(0.3)
