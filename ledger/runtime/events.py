@@ -94,11 +94,12 @@ def publish_wallet_news(broker_url: str | None, addresses: list[str]) -> int:
 class StreamWaiter:
     """One open stream: an asyncio event set (on its loop) when its match has news."""
 
-    def __init__(self, hub: MatchEvents, match_id: str, seat: int | None = None) -> None:
+    def __init__(self, hub: MatchEvents, match_id: str) -> None:
         self.hub = hub
         self.match_id = match_id
-        #: the seat of a play channel (its news is handed over as that seat sees it)
-        self.seat = seat
+        #: the seat of a play channel, set once it knows it (its news is handed over as that
+        #: seat sees it); None for other streams
+        self.seat: int | None = None
         self.loop = asyncio.get_running_loop()
         self.thread = threading.get_ident()
         self.news = asyncio.Event()
@@ -145,10 +146,9 @@ class MatchEvents:
 
     # -- streams ---------------------------------------------------------------------------
 
-    def join(self, match_id: str, seat: int | None = None) -> StreamWaiter | None:
-        """A waiter for a new stream of `match_id` (a play channel's: its `seat`), or None if
-        every slot is taken."""
-        waiter = StreamWaiter(self, match_id, seat)
+    def join(self, match_id: str) -> StreamWaiter | None:
+        """A waiter for a new stream of `match_id`, or None if every slot is taken."""
+        waiter = StreamWaiter(self, match_id)
         with self._lock:
             if self._open >= self.slots:
                 return None

@@ -103,8 +103,9 @@ def test_news_handed_over_and_a_muted_stream() -> None:
     hub = MatchEvents(None, 8)
 
     async def scenario() -> None:
-        mover, opponent, viewer = hub.join(MATCH, 0), hub.join(MATCH, 1), hub.join(MATCH)
+        mover, opponent, viewer = hub.join(MATCH), hub.join(MATCH), hub.join(MATCH)
         assert mover is not None and opponent is not None and viewer is not None
+        mover.seat, opponent.seat = 0, 1  # play channels, once they know their seats
         mover.muted = True  # the mover's own channel during its move
         hub.publish(MATCH)
         mover.muted = False
